@@ -1,0 +1,1 @@
+"""Trick Arena's HTTP API: a stateless Flask service over Redis."""

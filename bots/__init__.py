@@ -1,0 +1,1 @@
+"""Bot SDK and the bundled bots, each a small HTTP service."""

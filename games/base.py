@@ -1,0 +1,168 @@
+"""The engine contract every game implements, and the typed errors it raises.
+
+A game is a module-like object (see `Game`) whose state is a plain JSON-compatible
+dict.  Keeping the state a dict (not a class) means serialization is the identity,
+the API can store it as-is, and `json.loads(json.dumps(state)) == state` holds.
+
+Conventions shared by all games:
+- seats are ints `0 .. seats-1`, play proceeds in increasing seat order (clockwise);
+- a move is a JSON object with a kebab-case ``"type"`` and its fields, listed by
+  ``legal_moves`` exactly as ``apply`` accepts it;
+- ``apply`` mutates the state in place (cheap for playouts) and returns the events it
+  produced; callers wanting to keep the old state use ``copy_state`` first;
+- an event is a JSON object with ``"type"``; anything a seat may not see goes under
+  ``"private": {"seats": [...], ...}`` and is stripped by ``redact_event``;
+- ``view(state, seat)`` / ``view(state, None)`` is the only way hidden information
+  leaves the engine; after the game ends everything is revealed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Protocol, TypeAlias
+
+State: TypeAlias = dict[str, Any]
+Move: TypeAlias = dict[str, Any]
+Event: TypeAlias = dict[str, Any]
+View: TypeAlias = dict[str, Any]
+
+
+class GameError(Exception):
+    """Base class of every engine error; `code` is machine-readable, the message human."""
+
+    code = "game_error"
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Render the error as a JSON-compatible dict."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class MalformedMove(GameError):
+    """The move is not a well-formed move of this game at all (wrong shape, unknown card)."""
+
+    code = "malformed_move"
+
+
+class IllegalMove(GameError):
+    """The move is well-formed but not allowed now by the rules."""
+
+    code = "illegal_move"
+
+
+class NotYourTurn(IllegalMove):
+    """The seat has no decision to make right now."""
+
+    code = "not_your_turn"
+
+
+class GameOver(IllegalMove):
+    """The game has ended; no more moves are accepted."""
+
+    code = "game_over"
+
+
+class InvalidOptions(GameError):
+    """Options or seat count are not valid for this game."""
+
+    code = "invalid_options"
+
+
+class InvalidDeal(GameError):
+    """An explicit deal is not valid for this game and options."""
+
+    code = "invalid_deal"
+
+
+class UnknownGame(GameError):
+    """No game of that name is registered."""
+
+    code = "unknown_game"
+
+
+class Game(Protocol):
+    """What every game module exposes; the registry holds one per game name."""
+
+    name: str
+    title: str
+    seat_counts: tuple[int, ...]
+
+    def default_options(self, seats: int) -> dict[str, Any]:
+        """Options with their defaults for the given seat count."""
+        ...
+
+    def options_schema(self) -> dict[str, Any]:
+        """A JSON-Schema object describing the options (for listGameTypes / docs)."""
+        ...
+
+    def new_game(
+        self,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        deal: dict[str, Any] | None = None,
+    ) -> State:
+        """Create the initial state; raises InvalidOptions / InvalidDeal."""
+        ...
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every move `seat` may make now, exactly as `apply` accepts it; [] if none."""
+        ...
+
+    def apply(self, state: State, seat: int, move: Move) -> list[Event]:
+        """Apply `move` for `seat` in place; return the events; raise on malformed/illegal."""
+        ...
+
+    def view(self, state: State, seat: int | None) -> View:
+        """What `seat` (None: a spectator) may know now."""
+        ...
+
+    def to_move(self, state: State) -> list[int]:
+        """Seats that have a decision to make now (empty when the game is over)."""
+        ...
+
+    def is_over(self, state: State) -> bool:
+        """True once the game has ended."""
+        ...
+
+    def result(self, state: State) -> dict[str, Any]:
+        """Final result: per-seat `scores`, `winners` (seats), and game-specific detail."""
+        ...
+
+    def replay(self, header: dict[str, Any], actions: list[dict[str, Any]]) -> State:
+        """Rebuild a state from its creation header and its action list."""
+        ...
+
+
+def redact_event(event: Event, seat: int | None, game_over: bool = False) -> Event:
+    """Strip the private part of an event unless `seat` may see it (or the game is over)."""
+    private = event.get("private")
+    if private is None or game_over:
+        return event
+    if seat is not None and seat in private.get("seats", ()):
+        return event
+    return {k: v for k, v in event.items() if k != "private"}
+
+
+def copy_state(state: State) -> State:
+    """An independent copy of a state (states are plain JSON data)."""
+    return copy.deepcopy(state)
+
+
+def to_json(state: State) -> str:
+    """Serialize a state to a JSON string (lossless: states are JSON data)."""
+    return json.dumps(state, separators=(",", ":"), sort_keys=True)
+
+
+def from_json(text: str | bytes) -> State:
+    """Parse a state serialized by `to_json`."""
+    state: State = json.loads(text)
+    return state

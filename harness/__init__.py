@@ -1,0 +1,1 @@
+"""Tournament harness: scheduling, RQ jobs, match runner, bot client and ratings."""

@@ -1,0 +1,42 @@
+"""Shared fixtures: a real Redis (own DB number and key prefix, never flushed wholesale)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from api.redis_server import RedisHandle, ensure_redis
+
+# Our own database number on a shared server; keys are further namespaced per session.
+TEST_DB = int(os.environ.get("TRICKARENA_TEST_DB", "13"))
+
+
+@pytest.fixture(scope="session")
+def redis_handle() -> Iterator[RedisHandle]:
+    """A reachable real Redis: the local one if up, else an embedded server started for the run."""
+    handle = ensure_redis()
+    yield handle
+    handle.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_handle: RedisHandle) -> str:
+    """URL of the test database (DB `TEST_DB` on the chosen server)."""
+    base = redis_handle.url.rsplit("/", 1)[0]
+    return f"{base}/{TEST_DB}"
+
+
+@pytest.fixture()
+def key_prefix(redis_url: str) -> Iterator[str]:
+    """A fresh key prefix for one test; its keys are deleted afterwards (only ours)."""
+    prefix = f"ta-test:{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    for start in range(0, len(keys), 500):
+        client.delete(*keys[start : start + 500])
+    client.close()
