@@ -1,0 +1,65 @@
+"""Trick 'n Trouble: a cooperative trick-taking game for 3 seats (see docs/rules/trick-n-trouble.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import Event, Move, State, View
+from games.trick_n_trouble import engine
+
+
+class TrickNTrouble:
+    """The engine object the registry holds; every method delegates to `engine`."""
+
+    name = engine.NAME
+    title = "Trick 'n Trouble"
+    seat_counts: tuple[int, ...] = (engine.SEATS,)
+
+    def default_options(self, seats: int = engine.SEATS) -> dict[str, Any]:
+        """Options with their defaults."""
+        return engine.default_options(seats)
+
+    def options_schema(self) -> dict[str, Any]:
+        """JSON Schema of the options."""
+        return engine.options_schema()
+
+    def new_game(
+        self,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        deal: dict[str, Any] | None = None,
+    ) -> State:
+        """Set up a game (seed None means 0)."""
+        return engine.new_game(seats, options, seed, deal)
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every move `seat` may make now."""
+        return engine.legal_moves(state, seat)
+
+    def apply(self, state: State, seat: int, move: Move) -> list[Event]:
+        """Apply a move in place and return its events."""
+        return engine.apply(state, seat, move)
+
+    def view(self, state: State, seat: int | None) -> View:
+        """What `seat` (None: spectator) may know."""
+        return engine.view(state, seat)
+
+    def to_move(self, state: State) -> list[int]:
+        """Seats with a decision now."""
+        return engine.to_move(state)
+
+    def is_over(self, state: State) -> bool:
+        """True once the game has ended."""
+        return engine.is_over(state)
+
+    def result(self, state: State) -> dict[str, Any]:
+        """Scores, winners, points, tasks fulfilled and the rulebook's band."""
+        return engine.result(state)
+
+    def replay(self, header: dict[str, Any], actions: list[dict[str, Any]]) -> State:
+        """Rebuild a state from its header and actions."""
+        return engine.replay(header, actions)
+
+
+GAME = TrickNTrouble()

@@ -1,0 +1,58 @@
+"""The 27 playing cards of Trick 'n Trouble and the colour rules that read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+DEFAULT_COLOURS: tuple[str, str, str] = ("blue", "green", "yellow")
+# Three identical "joker-1" ids would make the deck a multiset; distinct suffixes keep every
+# card a distinct string while the rank stays 1.
+JOKERS: tuple[str, str, str] = ("joker-1a", "joker-1b", "joker-1c")
+SINGLE_RANKS = range(3, 10)
+PAIRS: tuple[tuple[int, int], ...] = ((0, 1), (0, 2), (1, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A card's rank, the colour indices it carries and its position in deck order."""
+
+    value: int
+    colours: frozenset[int]
+    order: int
+
+    @property
+    def joker(self) -> bool:
+        """True for the triple-colour 1s."""
+        return len(self.colours) == 3
+
+    @property
+    def double(self) -> bool:
+        """True for the double-colour 2s."""
+        return len(self.colours) == 2
+
+
+@lru_cache(maxsize=32)
+def card_table(colours: tuple[str, ...]) -> dict[str, Card]:
+    """Every card id of an edition with these colour names, in deck order."""
+    ids: list[tuple[str, int, frozenset[int]]] = []
+    for index, name in enumerate(colours):
+        ids.extend((f"{name}-{rank}", rank, frozenset({index})) for rank in SINGLE_RANKS)
+    ids.extend((f"{colours[a]}-{colours[b]}-2", 2, frozenset({a, b})) for a, b in PAIRS)
+    ids.extend((joker, 1, frozenset({0, 1, 2})) for joker in JOKERS)
+    return {card_id: Card(value, carried, order) for order, (card_id, value, carried) in enumerate(ids)}
+
+
+def deck(colours: tuple[str, ...]) -> list[str]:
+    """The full deck of 27 card ids in deck order."""
+    return list(card_table(colours))
+
+
+def colour_sums(cards: list[str], table: dict[str, Card]) -> list[int]:
+    """Per-colour sums of a trick: a 2 counts for both its colours, a joker for all three."""
+    sums = [0, 0, 0]
+    for card_id in cards:
+        card = table[card_id]
+        for colour in card.colours:
+            sums[colour] += card.value
+    return sums

@@ -1,0 +1,128 @@
+"""Task cards: the shipped deck, validation of replacement decks, conditions and texts."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any, TypeGuard
+
+from games.base import InvalidOptions
+
+SETUP_FACE_UP: dict[int, int] = {1: 3, 2: 1, 3: 1}
+SELECTORS = ("every", "any", "two")
+TASK_KEYS = {"id", "level", "points", "text", "condition"}
+CLAUSE_KEYS = {"colour", "min", "max"}
+TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+
+Task = dict[str, Any]
+
+
+@lru_cache(maxsize=1)
+def _builtin_text() -> str:
+    return files(__package__).joinpath("tasks.json").read_text()
+
+
+def builtin_deck() -> list[Task]:
+    """A fresh copy of the shipped 27-task deck (9 per level)."""
+    deck: list[Task] = json.loads(_builtin_text())
+    return deck
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_clause(where: str, clause: object) -> None:
+    if not isinstance(clause, dict):
+        raise InvalidOptions(f"{where}: a clause must be an object")
+    extra = set(clause) - CLAUSE_KEYS
+    if extra:
+        raise InvalidOptions(f"{where}: unknown clause keys {sorted(extra)}")
+    colour = clause.get("colour")
+    if not (colour in SELECTORS or (_is_int(colour) and 0 <= colour <= 2)):
+        raise InvalidOptions(f"{where}: colour must be 0, 1, 2, 'every', 'any' or 'two', not {colour!r}")
+    bounds = [clause[key] for key in ("min", "max") if key in clause]
+    if not bounds:
+        raise InvalidOptions(f"{where}: a clause needs 'min' or 'max'")
+    ints = [bound for bound in bounds if _is_int(bound) and bound >= 0]
+    if len(ints) != len(bounds):
+        raise InvalidOptions(f"{where}: 'min' and 'max' must be non-negative integers")
+    if len(ints) == 2 and ints[0] > ints[1]:
+        raise InvalidOptions(f"{where}: 'min' {ints[0]} is greater than 'max' {ints[1]}")
+
+
+def _check_task(index: int, task: object, colours: tuple[str, ...]) -> Task:
+    where = f"tasks[{index}]"
+    if not isinstance(task, dict):
+        raise InvalidOptions(f"{where}: a task must be an object")
+    if set(task) != TASK_KEYS:
+        raise InvalidOptions(f"{where}: a task has exactly the keys {sorted(TASK_KEYS)}, got {sorted(task)}")
+    if not isinstance(task["id"], str) or not TASK_ID.match(task["id"]):
+        raise InvalidOptions(f"{where}: id must be 1-40 lowercase letters, digits or '-'")
+    where = f"task {task['id']!r}"
+    if not (_is_int(task["level"]) and 1 <= task["level"] <= 3):
+        raise InvalidOptions(f"{where}: level must be 1, 2 or 3")
+    if not (_is_int(task["points"]) and task["points"] >= 0):
+        raise InvalidOptions(f"{where}: points must be a non-negative integer")
+    if not isinstance(task["text"], str) or not task["text"]:
+        raise InvalidOptions(f"{where}: text must be a non-empty string")
+    try:
+        render_text(task, colours)
+    except (IndexError, KeyError, ValueError):
+        raise InvalidOptions(f"{where}: text may only use the placeholders {{0}}, {{1}}, {{2}}") from None
+    condition = task["condition"]
+    if not isinstance(condition, list) or not condition:
+        raise InvalidOptions(f"{where}: condition must be a non-empty list of clauses")
+    for number, clause in enumerate(condition):
+        _check_clause(f"{where} clause {number}", clause)
+    return task
+
+
+def validate_deck(tasks: object, colours: tuple[str, ...]) -> list[Task]:
+    """Check a replacement deck; raise InvalidOptions saying what is wrong."""
+    if not isinstance(tasks, list):
+        raise InvalidOptions("tasks must be a list of task objects")
+    checked = [_check_task(index, task, colours) for index, task in enumerate(tasks)]
+    ids = [task["id"] for task in checked]
+    duplicates = sorted({task_id for task_id in ids if ids.count(task_id) > 1})
+    if duplicates:
+        raise InvalidOptions(f"tasks: duplicate ids {duplicates}")
+    for level, needed in SETUP_FACE_UP.items():
+        have = sum(1 for task in checked if task["level"] == level)
+        if have < needed:
+            raise InvalidOptions(f"tasks: setup flips {needed} task(s) of level {level}, the deck has {have}")
+    return checked
+
+
+def deck_index(tasks: list[Task]) -> dict[str, Task]:
+    """Tasks by id."""
+    return {task["id"]: task for task in tasks}
+
+
+def render_text(task: Task, colours: tuple[str, ...]) -> str:
+    """The task's plain-language text with the edition's colour names filled in."""
+    text: str = task["text"].format(*colours)
+    return text
+
+
+def _selected(colour: int | str, sums: list[int], low: int, high: int) -> bool:
+    inside = [low <= total <= high for total in sums]
+    if colour == "every":
+        return all(inside)
+    if colour == "any":
+        return any(inside)
+    if colour == "two":
+        return sum(inside) >= 2
+    return inside[int(colour)]
+
+
+def clause_met(clause: dict[str, Any], sums: list[int]) -> bool:
+    """Whether the per-colour sums satisfy one clause."""
+    return _selected(clause["colour"], sums, clause.get("min", 0), clause.get("max", 10**9))
+
+
+def task_met(task: Task, sums: list[int]) -> bool:
+    """Whether a trick with these per-colour sums fulfils the task (every clause holds)."""
+    return all(clause_met(clause, sums) for clause in task["condition"])

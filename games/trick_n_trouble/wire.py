@@ -1,0 +1,169 @@
+"""Wire shapes of Trick 'n Trouble: the moves `apply` accepts and the view `view` returns.
+
+These TypedDicts are the contract the API mirrors as marshmallow schemas.  Card ids are
+strings: ``<colour>-<3..9>`` (single colour), ``<colour>-<colour>-2`` (double colour, colours
+in option order) and ``joker-1a`` / ``joker-1b`` / ``joker-1c`` (the three jokers need
+distinct ids so that every card of the deck is a distinct string).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+Phase = Literal["choose-task-level", "pass-decision", "pass-card", "switch-task", "play", "over"]
+"""Which kind of decision the game waits for (``over`` once the game has ended)."""
+
+
+class ChooseTaskLevelMove(TypedDict):
+    """Lead player, phase 1: draw the next face-up task from the pile of this level (1..3)."""
+
+    type: Literal["choose-task-level"]
+    level: int
+
+
+class StartPassingMove(TypedDict):
+    """Lead player, phase 3: the round passes cards (everybody passes one to the left)."""
+
+    type: Literal["start-passing"]
+
+
+class SkipPassingMove(TypedDict):
+    """Lead player, phase 3: nobody passes a card this round."""
+
+    type: Literal["skip-passing"]
+
+
+class PassCardMove(TypedDict):
+    """Phase 3: give this card of your hand face down to the next seat clockwise."""
+
+    type: Literal["pass-card"]
+    card: str
+
+
+class SwitchTaskMove(TypedDict):
+    """Lead player, phase 4: put this face-up task under its pile and draw one of `level`.
+
+    In story mode there is a single task pile and the move has no ``level``.
+    """
+
+    type: Literal["switch-task"]
+    task: str
+    level: NotRequired[int]
+
+
+class KeepTasksMove(TypedDict):
+    """Lead player, phase 4: keep the face-up tasks as they are."""
+
+    type: Literal["keep-tasks"]
+
+
+class PlayMove(TypedDict):
+    """Phase 5: play this card of your hand to the trick."""
+
+    type: Literal["play"]
+    card: str
+
+
+Move = (
+    ChooseTaskLevelMove
+    | StartPassingMove
+    | SkipPassingMove
+    | PassCardMove
+    | SwitchTaskMove
+    | KeepTasksMove
+    | PlayMove
+)
+
+
+class Clause(TypedDict):
+    """One clause of a task condition on the per-colour sums of a trick.
+
+    ``colour`` is a colour index (0..2, the position in the ``colours`` option), ``"every"``
+    (all three colours), ``"any"`` (at least one colour) or ``"two"`` (at least two colours);
+    the selected sum(s) must lie within ``min`` .. ``max`` (each optional, at least one given).
+    """
+
+    colour: int | Literal["every", "any", "two"]
+    min: NotRequired[int]
+    max: NotRequired[int]
+
+
+class TaskCard(TypedDict):
+    """A task card as the view shows it (``text`` rendered with the game's colour names)."""
+
+    id: str
+    level: int
+    points: int
+    text: str
+    condition: list[Clause]
+
+
+class PlayedCard(TypedDict):
+    """A card in a trick and who played it."""
+
+    seat: int
+    card: str
+
+
+class FulfilledTask(TypedDict):
+    """A task on the score pile, with the round whose trick fulfilled it."""
+
+    task: TaskCard
+    round: int
+
+
+class TaskPileSizes(TypedDict):
+    """How many tasks are left face down: per level (``"1"``..``"3"``) or in the story pile."""
+
+    levels: dict[str, int]
+    story: int | None
+
+
+class Result(TypedDict):
+    """The final result (``view["result"]`` once the game is over)."""
+
+    scores: list[int]
+    winners: list[int]
+    points: int
+    tasks_fulfilled: int
+    band: str
+
+
+class View(TypedDict):
+    """What one seat (or a spectator, ``seat`` None) may know now.
+
+    ``discard`` and ``tricks`` (past tricks in order) are None in expert mode until the game
+    ends; ``passing`` is None until the lead player has decided whether the round passes.
+    """
+
+    game: Literal["trick-n-trouble"]
+    seat: int | None
+    seats: int
+    options: dict[str, object]
+    round: int
+    rounds: int
+    phase: Phase
+    lead: int
+    to_move: list[int]
+    hand: list[str] | None
+    hand_sizes: list[int]
+    passing: bool | None
+    passed: str | None
+    received: str | None
+    tasks: list[TaskCard]
+    task_piles: TaskPileSizes
+    draw_pile: int
+    discard: list[str] | None
+    trick: list[PlayedCard]
+    tricks: list[list[PlayedCard]] | None
+    points: int
+    tasks_fulfilled: int
+    fulfilled: list[FulfilledTask]
+    legal_moves: list[Move]
+    result: Result | None
+    # Only once the game is over, when everything is revealed:
+    hands: NotRequired[list[list[str]]]
+    draw: NotRequired[list[str]]
+    task_pile_contents: NotRequired[dict[str, list[str]]]
+    story_pile: NotRequired[list[str] | None]
+    all_passed: NotRequired[list[str | None]]
