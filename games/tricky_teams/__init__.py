@@ -1,4 +1,44 @@
-"""Tricky Teams rules engine (work in progress: the registry skips it until GAME exists)."""
+"""Tricky Teams (KOSMOS, 2026): a trick-taking game where alliances form anew in every trick.
 
-# Until the engine lands, behave as if the package were absent so the registry skips it.
-raise ModuleNotFoundError("games.tricky_teams engine not written yet", name="games.tricky_teams")
+`GAME` is what the registry registers; the rules live in small modules: `cards` (deck, tables),
+`options`, `deal`, `rules` (legal plays), `scoring` (strengths, winners, loot, leads), `engine`
+(the state machine) and `view` (per-seat information).  Wire shapes are in `wire`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import Game
+from games.tricky_teams import engine, options
+from games.tricky_teams.cards import TEAM_NAMES
+from games.tricky_teams.view import view as _view
+
+
+class TrickyTeams:
+    """The Tricky Teams game object: stateless, every method works on a plain JSON state dict."""
+
+    name = engine.NAME
+    title = "Tricky Teams"
+    seat_counts: tuple[int, ...] = options.SEAT_COUNTS
+    teams: dict[str, str] = dict(TEAM_NAMES)
+
+    default_options = staticmethod(options.default_options)
+    options_schema = staticmethod(options.options_schema)
+    new_game = staticmethod(engine.new_game)
+    legal_moves = staticmethod(engine.legal_moves)
+    apply = staticmethod(engine.apply)
+    to_move = staticmethod(engine.to_move)
+    is_over = staticmethod(engine.is_over)
+    result = staticmethod(engine.result)
+    replay = staticmethod(engine.replay)
+
+    @staticmethod
+    def view(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
+        """What `seat` (None: a spectator) may know now."""
+        return _view(state, seat)
+
+
+GAME: Game = TrickyTeams()
+
+__all__ = ["GAME", "TrickyTeams"]

@@ -1,0 +1,394 @@
+"""Tricky Teams state machine: new games, legal moves, applying moves, tricks, loot, raids, the end.
+
+The state is a plain JSON dict (see games/base.py).  Besides the header and the action list it
+keeps small public aggregates of the current trick (`out`, `down`, `fog`, `ones`, `wishes`) so
+that legal moves are computed without rescanning the trick.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.base import GameOver, IllegalMove, InvalidOptions, NotYourTurn
+from games.tricky_teams.cards import (
+    COOK,
+    DRUMMER,
+    FOG_WITCH,
+    HYPNOTIST,
+    PEASANT,
+    RANK,
+    TEAM,
+    TEAMS,
+    coin_values,
+)
+from games.tricky_teams.deal import deal_from_seed, red_drummer_leads, validate_deal
+from games.tricky_teams.moves import parse_move
+from games.tricky_teams.options import check_seats, normalize_options
+from games.tricky_teams.rules import playable_cards, why_not_playable
+from games.tricky_teams.scoring import score_trick
+
+SCHEMA = 1
+NAME = "tricky-teams"
+State = dict[str, Any]
+Event = dict[str, Any]
+
+_DECISION_WORDS = {
+    "play": "play a card",
+    "take-loot": "take a loot card",
+    "choose-leader": "choose the next leader",
+}
+
+
+def new_game(
+    seats: int,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+    deal: dict[str, Any] | None = None,
+) -> State:
+    """Create a game and deal its first raid (seed None means seed 0; the API always passes one)."""
+    seats = check_seats(seats)
+    opts = normalize_options(seats, options)
+    if seed is None:
+        seed = 0
+    elif not isinstance(seed, int) or isinstance(seed, bool):
+        raise InvalidOptions(f"seed must be an integer, not {seed!r}")
+    normalized_deal = validate_deal(seats, deal) if deal is not None else None
+    state: State = {
+        "schema": SCHEMA,
+        "game": NAME,
+        "header": {"seats": seats, "options": opts, "seed": seed, "deal": normalized_deal},
+        "actions": [],
+        "seats": seats,
+        "raid": 0,
+        "trick_number": 0,
+        "phase": "play",
+        "turn": None,
+        "leader": None,
+        "hands": [[] for _ in range(seats)],
+        "trick": [],
+        "out": [],
+        "down": False,
+        "fog": False,
+        "ones": 0,
+        "wishes": [],
+        "cooks": [[] for _ in range(seats)],
+        "loot": [[] for _ in range(seats)],
+        "coins": [],
+        "pending": None,
+        "last_trick": None,
+    }
+    start_raid(state, [])
+    return state
+
+
+def start_raid(state: State, events: list[Event]) -> None:
+    """Deal the next raid (raid 1 from an explicit deal if given) and give the lead to the red 8."""
+    header = state["header"]
+    seats: int = state["seats"]
+    raid = state["raid"] + 1
+    deal = header["deal"]
+    if raid == 1 and deal is not None:
+        hands = [list(hand) for hand in deal["hands"]]
+        leader = deal["first_leader"]
+    else:
+        hands = deal_from_seed(seats, header["seed"], raid)
+        leader = red_drummer_leads(hands)
+    state["raid"] = raid
+    state["hands"] = hands
+    state["cooks"] = [[] for _ in range(seats)]
+    state["loot"] = [[] for _ in range(seats)]
+    state["trick_number"] = 0
+    start_trick(state, leader)
+    eights = [[card for card in hand if RANK[card] == DRUMMER] for hand in hands]
+    events.append({"type": "raid-started", "raid": raid, "leader": leader, "eights": eights})
+    for seat, hand in enumerate(hands):
+        events.append(
+            {
+                "type": "hand-dealt",
+                "seat": seat,
+                "size": len(hand),
+                "private": {"seats": [seat], "hand": list(hand)},
+            }
+        )
+
+
+def start_trick(state: State, leader: int) -> None:
+    """Open the next trick of the raid, led by `leader`."""
+    state["trick_number"] += 1
+    state["leader"] = leader
+    state["turn"] = leader
+    state["phase"] = "play"
+
+
+def to_move(state: State) -> list[int]:
+    """The seat with a decision now, as a list (empty once the game is over)."""
+    return [] if state["phase"] == "over" else [state["turn"]]
+
+
+def is_over(state: State) -> bool:
+    """True after the last raid has been scored."""
+    return bool(state["phase"] == "over")
+
+
+def seats_after(state: State) -> list[int]:
+    """Seats still to play in the current trick after the seat now playing (Hypnotist wish targets)."""
+    seats: int = state["seats"]
+    leader: int = state["leader"]
+    return [(leader + i) % seats for i in range(len(state["trick"]) + 1, seats)]
+
+
+def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
+    """Every move `seat` may make now, exactly as `apply` accepts it (empty when not its turn)."""
+    if state["turn"] != seat or state["phase"] == "over":
+        return []
+    phase = state["phase"]
+    if phase == "play":
+        return _play_moves(state, seat)
+    if phase == "take-loot":
+        return [{"type": "take-loot", "card": card} for card in sorted(set(state["pending"]["cards"]))]
+    return [{"type": "choose-leader", "seat": s} for s in range(state["seats"])]
+
+
+def _play_moves(state: State, seat: int) -> list[dict[str, Any]]:
+    moves: list[dict[str, Any]] = []
+    previous = None
+    for card in playable_cards(state, seat):
+        if card == previous:  # the two identical flags are one move
+            continue
+        previous = card
+        moves.append({"type": "play", "card": card})
+        if RANK[card] == HYPNOTIST:
+            for target in seats_after(state):
+                for team in TEAMS:
+                    moves.append({"type": "play", "card": card, "wish": {"seat": target, "team": team}})
+    return moves
+
+
+def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
+    """Apply one move for `seat` in place and return its events; raises on malformed or illegal moves."""
+    parsed = parse_move(move, state["seats"])
+    phase = state["phase"]
+    if phase == "over":
+        raise GameOver("the game is over")
+    if seat != state["turn"] or isinstance(seat, bool):
+        raise NotYourTurn(
+            f"it is seat {state['turn']}'s turn to {_DECISION_WORDS[phase]}, not seat {seat!r}'s"
+        )
+    kind = parsed["type"]
+    if kind != phase:
+        raise IllegalMove(f"you must {_DECISION_WORDS[phase]} now, not {kind}")
+    if kind == "play":
+        events = play(state, seat, parsed)
+    elif kind == "take-loot":
+        events = take_loot(state, seat, parsed["card"])
+    else:
+        events = choose_leader(state, seat, parsed["seat"])
+    state["actions"].append({"seat": seat, "move": parsed})
+    return events
+
+
+def play(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
+    """Check a play against the rules and put the card into the trick."""
+    card: str = move["card"]
+    if card not in state["hands"][seat]:
+        raise IllegalMove(f"you do not hold {card}")
+    if card not in playable_cards(state, seat):
+        raise IllegalMove(why_not_playable(state, seat, card), details={"card": card})
+    wish = move.get("wish")
+    if wish is not None:
+        hypnotist_may_wish(state, card, wish)
+    return play_card(state, seat, card, wish)
+
+
+def hypnotist_may_wish(state: State, card: str, wish: dict[str, Any]) -> None:
+    """Ruling 11: only a Hypnotist wishes, and only from a seat that plays after it in this trick."""
+    if RANK[card] != HYPNOTIST:
+        raise IllegalMove(f"only a Hypnotist (4) may wish; {card} is not one")
+    targets = seats_after(state)
+    if wish["seat"] not in targets:
+        raise IllegalMove(f"a wish must name a seat still to play after you in this trick: {targets}")
+
+
+def fog_witch_forces_face_down(state: State, card: str) -> bool:
+    """Ruling 12: after a Fog Witch every card of the trick goes face down, except the Drummers (8s)."""
+    return bool(state["fog"]) and RANK[card] != DRUMMER
+
+
+def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -> list[Event]:
+    """Move `card` from the hand into the trick, update teams out, fog and wishes; score a full trick."""
+    state["hands"][seat].remove(card)
+    face_down = fog_witch_forces_face_down(state, card)
+    rank = RANK[card]
+    if wish is not None:
+        wish = {"seat": wish["seat"], "team": wish["team"]}
+    state["trick"].append({"seat": seat, "card": card, "face_down": face_down, "wish": wish})
+    if face_down:
+        state["down"] = True
+    else:
+        team = TEAM[card]
+        if team is not None and team not in state["out"]:
+            state["out"].append(team)
+    if rank == PEASANT:
+        state["ones"] += 1
+    elif rank == FOG_WITCH:
+        state["fog"] = True
+    if state["wishes"] or wish is not None:
+        update_wishes(state, seat, wish)
+    event: Event = {"type": "card-played", "seat": seat, "card": card, "face_down": face_down, "wish": wish}
+    if face_down:
+        event["card"] = None
+        event["private"] = {"seats": [seat], "card": card}
+    events = [event]
+    if len(state["trick"]) == state["seats"]:
+        finish_trick(state, events)
+    else:
+        state["turn"] = (seat + 1) % state["seats"]
+    return events
+
+
+def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
+    """Ruling 11: a played seat's wish is spent; a later wish for the same seat replaces the earlier one."""
+    target = None if wish is None else wish["seat"]
+    kept = [w for w in state["wishes"] if w["seat"] != seat and w["seat"] != target]
+    if wish is not None:
+        kept.append({"seat": target, "team": wish["team"], "by": seat})
+    state["wishes"] = kept
+
+
+def finish_trick(state: State, events: list[Event]) -> None:
+    """Reveal and score the full trick, then start handing out the loot."""
+    cooks_out = [len(cooks) for cooks in state["cooks"]]
+    scored = score_trick(state["trick"], cooks_out)
+    own = scored.pop("own")
+    summary = {"raid": state["raid"], "number": state["trick_number"], "leader": state["leader"], **scored}
+    state["last_trick"] = summary
+    state["trick"] = []
+    state["out"] = []
+    state["down"] = False
+    state["fog"] = False
+    state["ones"] = 0
+    state["wishes"] = []
+    events.append({"type": "trick-won", **summary})
+    thief = summary["thief"]
+    order = summary["winners"] if thief is None else [thief]
+    state["pending"] = {"cards": list(summary["loot"]), "order": order, "index": 0, "own": own}
+    distribute_loot(state, events)
+
+
+def thief_takes_all(pending: dict[str, Any]) -> bool:
+    """Ruling 8: with a Thief (her seat is the only picker) or a sole winner, all loot goes to one seat."""
+    return len(pending["order"]) == 1
+
+
+def single_choice(cards: list[str]) -> bool:
+    """A pick with only one distinct card left (one card, or the two identical flags) is automatic."""
+    first = cards[0]
+    return all(card == first for card in cards)
+
+
+def distribute_loot(state: State, events: list[Event]) -> None:
+    """Hand out loot round after round, stopping at the first real choice; then everyone's own card."""
+    pending = state["pending"]
+    cards: list[str] = pending["cards"]
+    order: list[int] = pending["order"]
+    while cards:
+        picker = order[pending["index"] % len(order)]
+        if not (thief_takes_all(pending) or single_choice(cards)):
+            state["phase"] = "take-loot"
+            state["turn"] = picker
+            return
+        card = cards.pop(0)
+        state["loot"][picker].append(card)
+        pending["index"] += 1
+        events.append({"type": "loot-taken", "seat": picker, "card": card, "how": "auto"})
+    winners_take_own_cards(state, events, pending["own"])
+    state["pending"] = None
+    after_trick(state, events)
+
+
+def winners_take_own_cards(state: State, events: list[Event], own: list[list[Any]]) -> None:
+    """Ruling 8/9: each winner takes their own card; a winning Cook lies out in front of its player."""
+    for seat, card in own:
+        if RANK[card] == COOK:
+            state["cooks"][seat].append(card)
+            events.append({"type": "cook-laid-out", "seat": seat, "card": card})
+        else:
+            state["loot"][seat].append(card)
+            events.append({"type": "loot-taken", "seat": seat, "card": card, "how": "own"})
+
+
+def take_loot(state: State, seat: int, card: str) -> list[Event]:
+    """A winner picks one loot card onto their pile."""
+    pending = state["pending"]
+    if card not in pending["cards"]:
+        raise IllegalMove(f"{card} is not in the loot; left: {sorted(pending['cards'])}")
+    pending["cards"].remove(card)
+    pending["index"] += 1
+    state["loot"][seat].append(card)
+    events: list[Event] = [{"type": "loot-taken", "seat": seat, "card": card, "how": "choice"}]
+    distribute_loot(state, events)
+    return events
+
+
+def choose_leader(state: State, seat: int, leader: int) -> list[Event]:
+    """Ruling 10: the Strategist's player names any seat to lead the next trick."""
+    state["last_trick"]["next_leader"] = leader
+    start_trick(state, leader)
+    return [{"type": "leader-chosen", "seat": seat, "leader": leader}]
+
+
+def after_trick(state: State, events: list[Event]) -> None:
+    """End the raid when hands are empty; else let the Strategist choose or open the next trick."""
+    last = state["last_trick"]
+    if not state["hands"][0]:
+        last["next_leader"] = None
+        end_raid(state, events)
+    elif last["strategist"] is not None:
+        state["phase"] = "choose-leader"
+        state["turn"] = last["strategist"]
+    else:
+        start_trick(state, last["next_leader"])
+
+
+def cooks_join_loot(state: State) -> None:
+    """Ruling 13: at the end of a raid the Cooks lying out go onto their player's loot pile."""
+    for seat, cooks in enumerate(state["cooks"]):
+        state["loot"][seat].extend(cooks)
+        cooks.clear()
+
+
+def end_raid(state: State, events: list[Event]) -> None:
+    """Count each loot pile's coins, then deal the next raid or end the game."""
+    cooks_join_loot(state)
+    value = coin_values(state["header"]["options"]["coins"])
+    coins = [sum(value[card] for card in pile) for pile in state["loot"]]
+    state["coins"].append(coins)
+    totals = [sum(raid[seat] for raid in state["coins"]) for seat in range(state["seats"])]
+    events.append({"type": "raid-ended", "raid": state["raid"], "coins": coins, "totals": totals})
+    if state["raid"] >= state["header"]["options"]["raids"]:
+        state["phase"] = "over"
+        state["turn"] = None
+        events.append({"type": "game-ended", "result": result(state)})
+    else:
+        start_raid(state, events)
+
+
+def result(state: State) -> dict[str, Any]:
+    """Coin totals per seat, the winners (most coins; ties share the win) and the coins of every raid."""
+    seats: int = state["seats"]
+    scores = [sum(raid[seat] for raid in state["coins"]) for seat in range(seats)]
+    best = max(scores)
+    return {
+        "scores": scores,
+        "winners": [seat for seat in range(seats) if scores[seat] == best],
+        "coins_per_raid": [list(raid) for raid in state["coins"]],
+        "final": is_over(state),
+    }
+
+
+def replay(header: dict[str, Any], actions: list[dict[str, Any]]) -> State:
+    """Rebuild a state from its header and action list (every state is reproducible this way)."""
+    state = new_game(header["seats"], header["options"], header["seed"], header["deal"])
+    for action in actions:
+        apply(state, action["seat"], action["move"])
+    return state
