@@ -1,0 +1,239 @@
+"""Outbound safety rules: the address policy, URL checks, pinning and bounded real HTTP calls."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from harness.outbound import (
+    DEFAULT_ALLOWED,
+    AddressPolicy,
+    BotSession,
+    OutboundError,
+    check_url,
+    parse_networks,
+)
+
+LOOPBACK_ONLY = AddressPolicy(tuple(parse_networks(DEFAULT_ALLOWED)))
+NOTHING_ALLOWED = AddressPolicy(())
+
+
+@pytest.mark.parametrize(
+    ("address", "policy", "refused"),
+    [
+        ("127.0.0.1", NOTHING_ALLOWED, "loopback address"),
+        ("127.8.9.10", NOTHING_ALLOWED, "loopback address"),
+        ("::1", NOTHING_ALLOWED, "loopback address"),
+        ("::ffff:127.0.0.1", NOTHING_ALLOWED, "loopback address"),
+        ("10.1.2.3", NOTHING_ALLOWED, "private address"),
+        ("172.16.0.1", NOTHING_ALLOWED, "private address"),
+        ("192.168.1.1", NOTHING_ALLOWED, "private address"),
+        ("fc00::1", NOTHING_ALLOWED, "private address"),
+        ("169.254.1.1", NOTHING_ALLOWED, "link-local address"),
+        ("fe80::1", NOTHING_ALLOWED, "link-local address"),
+        ("224.0.0.1", NOTHING_ALLOWED, "multicast address"),
+        ("ff02::1", NOTHING_ALLOWED, "multicast address"),
+        ("0.0.0.0", NOTHING_ALLOWED, "unspecified address"),
+        ("::", NOTHING_ALLOWED, "unspecified address"),
+        ("240.0.0.1", NOTHING_ALLOWED, "private address"),
+        ("100.64.0.1", NOTHING_ALLOWED, "non-global address"),
+        ("169.254.169.254", NOTHING_ALLOWED, "cloud-metadata address"),
+        ("fd00:ec2::254", NOTHING_ALLOWED, "cloud-metadata address"),
+        ("93.184.216.34", NOTHING_ALLOWED, None),
+        ("2606:2800:220:1:248:1893:25c8:1946", NOTHING_ALLOWED, None),
+        # The default local policy allows loopback and nothing else special.
+        ("127.0.0.1", LOOPBACK_ONLY, None),
+        ("::1", LOOPBACK_ONLY, None),
+        ("10.0.0.1", LOOPBACK_ONLY, "private address"),
+        ("169.254.169.254", LOOPBACK_ONLY, "cloud-metadata address"),
+        # An operator may open a private network, yet metadata stays refused unless named exactly.
+        ("10.0.0.7", AddressPolicy(tuple(parse_networks("10.0.0.0/8"))), None),
+        ("169.254.169.254", AddressPolicy(tuple(parse_networks("169.254.0.0/16"))), "cloud-metadata address"),
+        ("169.254.169.254", AddressPolicy(tuple(parse_networks("169.254.169.254/32"))), None),
+    ],
+)
+def test_rule_address_policy(address: str, policy: AddressPolicy, refused: str | None) -> None:
+    """Rule: special-purpose addresses are refused unless the operator's networks allow them."""
+    assert policy.refusal(address) == refused
+
+
+@pytest.mark.parametrize(
+    ("environ", "allowed", "refused"),
+    [
+        ({}, "127.0.0.1", "10.0.0.1"),
+        ({"TRICKARENA_ALLOWED_NETWORKS": ""}, "8.8.8.8", "127.0.0.1"),
+        ({"TRICKARENA_ALLOWED_NETWORKS": "10.0.0.0/8, 192.168.0.0/16"}, "192.168.3.4", "127.0.0.1"),
+    ],
+    ids=["unset-means-loopback", "empty-means-none", "operator-list"],
+)
+def test_rule_operator_setting_defaults_to_loopback(
+    environ: dict[str, str], allowed: str, refused: str
+) -> None:
+    """Rule: TRICKARENA_ALLOWED_NETWORKS unset allows loopback only; set, it replaces the default."""
+    policy = AddressPolicy.from_env(environ)
+    assert policy.refusal(allowed) is None
+    assert policy.refusal(refused) is not None
+
+
+def test_rule_bad_operator_networks_are_reported() -> None:
+    """Rule: a malformed CIDR in the operator setting is an error naming it, not silently ignored."""
+    with pytest.raises(ValueError, match="nonsense"):
+        AddressPolicy.from_env({"TRICKARENA_ALLOWED_NETWORKS": "10.0.0.0/8,nonsense"})
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("ftp://example.com/", "invalid_url"),
+        ("file:///etc/passwd", "invalid_url"),
+        ("gopher://127.0.0.1:70/", "invalid_url"),
+        ("http://", "invalid_url"),
+        ("http://user:pw@example.com/", "invalid_url"),
+        ("http://example.com/?x=1", "invalid_url"),
+        ("http://example.com:99999/", "invalid_url"),
+        ("http://10.0.0.1/", "forbidden_address"),
+        ("http://[::1]:8000/", "forbidden_address"),
+        ("http://169.254.169.254/latest/meta-data/", "forbidden_address"),
+        ("http://metadata.test/", "forbidden_address"),
+        ("http://mixed.test/", "forbidden_address"),
+        ("http://nowhere.test/", "connection_error"),
+    ],
+)
+def test_rule_urls_are_checked_before_any_connection(url: str, code: str) -> None:
+    """Rule: http/https only, no credentials; every resolved address must pass the policy."""
+    names = {"metadata.test": ["169.254.169.254"], "mixed.test": ["93.184.216.34", "10.0.0.5"]}
+
+    def resolver(host: str, port: int) -> list[str]:
+        if host not in names:
+            raise OSError("name not known")
+        return names[host]
+
+    with pytest.raises(OutboundError) as err:
+        check_url(url, NOTHING_ALLOWED, resolver)
+    assert err.value.code == code
+
+
+def test_rule_localhost_is_refused_when_loopback_is_not_allowed() -> None:
+    """Rule: a real name resolving to loopback (`localhost`) is refused like the address itself."""
+    with pytest.raises(OutboundError) as err:
+        check_url("http://localhost:8000/", NOTHING_ALLOWED)
+    assert err.value.code == "forbidden_address"
+
+
+def test_rule_resolution_is_pinned_once() -> None:
+    """Rule: the host is resolved once; later calls go to that address whatever DNS says next."""
+    answers = iter([["93.184.216.34"], ["10.0.0.1"]])
+    target = check_url("https://bot.example:8443/v1", NOTHING_ALLOWED, lambda h, p: next(answers))
+    assert target.address == "93.184.216.34"
+    assert target.pinned_url("/move") == "https://93.184.216.34:8443/v1/move"
+    assert target.host_header() == "bot.example:8443"
+
+
+# --------------------------------------------------------------------------- real HTTP on loopback
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+        if self.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", "http://169.254.169.254/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/big":
+            body = b"x" * 300_000
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/big-chunked":
+            self.send_response(200)
+            self.end_headers()  # no length: read until close
+            for _ in range(40):
+                self.wfile.write(b"y" * 10_000)
+        elif self.path == "/slow":
+            time.sleep(1.0)
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+        elif self.path == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Length", "20")
+            self.end_headers()
+            for _ in range(20):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.05)
+        elif self.path == "/host":
+            body = json.dumps({"host": self.headers.get("Host")}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    """A plain HTTP server on loopback serving misbehaving endpoints."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("path", "timeout_s", "code"),
+    [
+        ("/redirect", 2.0, "http_status"),
+        ("/big", 2.0, "response_too_large"),
+        ("/big-chunked", 2.0, "response_too_large"),
+        ("/slow", 0.3, "timeout"),
+        ("/drip", 0.4, "timeout"),
+        ("/error", 2.0, "http_status"),
+    ],
+)
+def test_rule_calls_are_bounded_and_never_redirected(
+    server_url: str, path: str, timeout_s: float, code: str
+) -> None:
+    """Rule: no redirect is followed; bodies over 256 KiB and answers over the deadline are faults."""
+    with BotSession(server_url, policy=LOOPBACK_ONLY) as session:
+        started = time.monotonic()
+        with pytest.raises(OutboundError) as err:
+            session.request("GET", path, timeout_s=timeout_s)
+        assert err.value.code == code
+        assert time.monotonic() - started < timeout_s + 1.0
+
+
+def test_rule_pinned_call_keeps_the_host_name(server_url: str) -> None:
+    """Rule: the call goes to the pinned IP but carries the URL's host name in `Host`."""
+    port = server_url.rsplit(":", 1)[1]
+    session = BotSession(f"http://bot.test:{port}", policy=LOOPBACK_ONLY, resolver=lambda h, p: ["127.0.0.1"])
+    with session:
+        assert session.get_json("/host") == {"host": f"bot.test:{port}"}
+
+
+def test_rule_connection_refused_is_a_connection_error() -> None:
+    """Rule: nothing listening is a `connection_error` fault, not an exception escaping."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with BotSession(f"http://127.0.0.1:{port}", policy=LOOPBACK_ONLY) as session:
+        with pytest.raises(OutboundError) as err:
+            session.get_json("/", timeout_s=1.0)
+    assert err.value.code == "connection_error"
