@@ -1,0 +1,80 @@
+"""Errors of the service layer: a machine-readable code, a human message and an HTTP status hint.
+
+The service is plain Python (the match runner calls it without Flask), but every error it
+raises already knows which HTTP status it maps to, so the blueprints stay thin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """Base of every error the service raises; nothing was written when one is raised."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(
+        self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.details = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as the JSON body every error response carries."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class GameNotFound(ServiceError):
+    """No game with that id (or it expired)."""
+
+    status = 404
+    code = "game_not_found"
+
+
+class MissingToken(ServiceError):
+    """The operation needs a seat token and none was given."""
+
+    status = 401
+    code = "missing_token"
+
+
+class InvalidToken(ServiceError):
+    """The token given is not a seat token of this game."""
+
+    status = 403
+    code = "invalid_token"
+
+
+class Conflict(ServiceError):
+    """The request clashes with the game's current state (turn, version, phase)."""
+
+    status = 409
+    code = "conflict"
+
+
+class VersionConflict(Conflict):
+    """Another write won the compare-and-set; the caller's view of the game is outdated."""
+
+    code = "version_conflict"
+
+
+class PreconditionFailed(ServiceError):
+    """`If-Match` named a version that is no longer current."""
+
+    status = 412
+    code = "stale_version"
+
+
+class Unprocessable(ServiceError):
+    """Well-formed JSON that the game rejects (bad options, deal, malformed or illegal move)."""
+
+    status = 422
+    code = "unprocessable"

@@ -1,0 +1,386 @@
+"""The games blueprint: HTTP <-> schemas around `GameService` (no rules live here)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from flask import Response, current_app, jsonify, request, stream_with_context
+from flask_smorest import Blueprint
+
+from api import errors
+from api.schemas import (
+    CreatedGameSchema,
+    CreateGameSchema,
+    ErrorSchema,
+    EventListSchema,
+    EventsQuerySchema,
+    GameSchema,
+    GameTypeListSchema,
+    HealthSchema,
+    JoinedGameSchema,
+    JoinGameSchema,
+    LegalMovesSchema,
+    ReplaySchema,
+    StreamQuerySchema,
+    ref,
+)
+from api.service import GameService
+
+blp = Blueprint("games", __name__, description="Games: create, join, view, move, events, replay.")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SEAT_AUTH = [{"seatToken": []}]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+ERROR_TEXT = {
+    401: "No seat token (code `missing_token`).",
+    403: "The token is not a seat token of this game (code `invalid_token`).",
+    404: "No such game (code `game_not_found`).",
+    409: "Conflict with the game's state: `not_your_turn`, `game_over`, `version_conflict`, "
+    "`waiting_for_players`, `seat_taken`, `game_not_over`.",
+    412: "If-Match names a version that is no longer current (code `stale_version`).",
+    413: "The request body is too large (code `body_too_large`).",
+    422: "Invalid JSON (`invalid_json`), invalid fields (`validation_error`, with field errors), "
+    "or rejected by the game (`malformed_move`, `illegal_move` with the legal moves, "
+    "`invalid_options`, ...).",
+}
+ETAG_HEADER = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
+
+
+def documents_errors(*codes: int) -> Callable[[F], F]:
+    """Document the error responses an operation can return (all share the Error schema)."""
+
+    def decorate(func: F) -> F:
+        for code in codes:
+            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code])(func)
+        return func
+
+    return decorate
+
+
+def service() -> GameService:
+    """The app's GameService."""
+    return current_app.extensions["trickarena.service"]  # type: ignore[no-any-return]
+
+
+def bearer_token() -> str | None:
+    """The seat token of `Authorization: Bearer <token>`, None when absent; 401 when not Bearer."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise errors.MissingToken("use 'Authorization: Bearer <seat token>'", code="invalid_authorization")
+    if len(token) > 256:
+        raise errors.InvalidToken("the token is not a seat token of this game")
+    return token
+
+
+def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response:
+    """A JSON response carrying the game version as its ETag."""
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["ETag"] = f'"{version}"'
+    return response
+
+
+def parse_if_match(header: str | None) -> int | None:
+    """The version named by If-Match (None when absent or `*`; -1 when it names no version we issue)."""
+    if header is None:
+        return None
+    candidates = [part.strip() for part in header.split(",") if part.strip()]
+    if not candidates or "*" in candidates:
+        return None
+    for part in candidates:
+        value = part.removeprefix("W/").strip('"')
+        if value.isdigit() and len(value) < 19:
+            return int(value)
+    return -1
+
+
+@blp.route("/game-types", methods=["GET"])
+@blp.doc(operationId="listGameTypes", tags=["games"], summary="The games this server plays")
+@blp.response(200, GameTypeListSchema)
+def list_game_types() -> Response:
+    """Every game: name, title, seat counts, options schema and defaults."""
+    return jsonify({"games": service().game_types()})
+
+
+@blp.route("/games", methods=["POST"])
+@blp.doc(
+    operationId="createGame",
+    tags=["games"],
+    summary="Create a game",
+    responses={
+        201: {
+            "links": {
+                "GetGame": {
+                    "operationId": "getGame",
+                    "parameters": {"game_id": "$response.body#/game_id"},
+                    "description": "The new game (send a seat token for that seat's view).",
+                },
+                "PostMove": {
+                    "operationId": "postMove",
+                    "parameters": {"game_id": "$response.body#/game_id"},
+                    "description": "Post a move with a seat token of `tokens`.",
+                },
+                "JoinGame": {
+                    "operationId": "joinGame",
+                    "parameters": {"game_id": "$response.body#/game_id"},
+                    "description": "Claim one of `open_seats`.",
+                },
+            }
+        }
+    },
+)
+@blp.arguments(CreateGameSchema)
+@blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}, **ETAG_HEADER})
+@documents_errors(413, 422)
+def create_game(body: dict[str, Any]) -> Response:
+    """Create a game: a seat token per seat (open seats excepted), shown only now."""
+    created = service().create_game(
+        body["game"], body["seats"], body["options"], body["seed"], body["deal"], body["open_seats"]
+    )
+    response = with_etag(
+        {
+            "game_id": created.game_id,
+            "game": created.game,
+            "seats": created.seats,
+            "version": created.version,
+            "seed": created.seed,
+            "open_seats": created.open_seats,
+            "tokens": [{"seat": s, "token": t} for s, t in sorted(created.tokens.items())],
+        },
+        created.version,
+        201,
+    )
+    response.headers["Location"] = f"/games/{created.game_id}"
+    return response
+
+
+@blp.route("/games/<game_id:game_id>/join", methods=["POST"])
+@blp.doc(operationId="joinGame", tags=["games"], summary="Claim an open seat")
+@blp.arguments(JoinGameSchema)
+@blp.response(201, JoinedGameSchema)
+@documents_errors(404, 409, 413, 422)
+def join_game(body: dict[str, Any], game_id: str) -> Response:
+    """Claim `seat` (or the lowest open seat) and receive its token, shown only now."""
+    seat, token, version = service().join_game(game_id, body["seat"])
+    return with_etag({"game_id": game_id, "seat": seat, "token": token, "version": version}, version, 201)
+
+
+@blp.route("/games/<game_id:game_id>", methods=["GET"])
+@blp.doc(
+    operationId="getGame",
+    tags=["games"],
+    summary="A game as one seat (or a spectator) sees it",
+    security=OPTIONAL_AUTH,
+)
+@blp.response(200, GameSchema, headers=ETAG_HEADER)
+@blp.alt_response(304, description="Unchanged since the version in If-None-Match.")
+@documents_errors(401, 403, 404)
+def get_game(game_id: str) -> Response:
+    """With a seat token: that seat's view and legal moves; without: the spectator view."""
+    svc = service()
+    stored = svc.load(game_id)
+    token = bearer_token()
+    seat = svc.authenticate(stored, token) if token is not None else None
+    etag = f'"{stored.version}"'
+    if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+        response = Response(status=304)
+        response.headers["ETag"] = etag
+        return response
+    return with_etag(svc.render(stored, seat), stored.version)
+
+
+@blp.route("/games/<game_id:game_id>/legal-moves", methods=["GET"])
+@blp.doc(operationId="listLegalMoves", tags=["games"], summary="The seat's legal moves", security=SEAT_AUTH)
+@blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
+@documents_errors(401, 403, 404)
+def list_legal_moves(game_id: str) -> Response:
+    """Every move the token's seat may post now, each exactly as postMove accepts it."""
+    svc = service()
+    stored = svc.load(game_id)
+    seat = svc.authenticate(stored, bearer_token())
+    moves = svc.legal_for(stored, seat)
+    return with_etag(
+        {"game_id": game_id, "version": stored.version, "seat": seat, "legal_moves": moves}, stored.version
+    )
+
+
+@blp.route("/games/<game_id:game_id>/moves", methods=["POST"])
+@blp.doc(
+    operationId="postMove",
+    tags=["games"],
+    summary="Make a move",
+    security=SEAT_AUTH,
+    requestBody={
+        "required": True,
+        "description": "One of the seat's legal moves, exactly as listLegalMoves lists it.",
+        "content": {"application/json": {"schema": ref("Move")}},
+    },
+    parameters=[
+        {
+            "in": "header",
+            "name": "If-Match",
+            "required": False,
+            "schema": {"type": "string"},
+            "description": "Apply only if the game is still at this version (412 otherwise).",
+        }
+    ],
+)
+@blp.response(200, GameSchema, headers=ETAG_HEADER)
+@documents_errors(401, 403, 404, 409, 412, 413, 422)
+def post_move(game_id: str) -> Response:
+    """Apply one move for the token's seat; the answer is that seat's new view."""
+    token = bearer_token()
+    if token is None:
+        raise errors.MissingToken("a move needs 'Authorization: Bearer <seat token>'")
+    raw = request.get_data(cache=False)
+    try:
+        move = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise errors.Unprocessable("the request body is not valid JSON", code="invalid_json") from None
+    expected = parse_if_match(request.headers.get("If-Match"))
+    svc = service()
+    stored, _events = svc.apply_move(game_id, None, move, expected, token=token)
+    seat = svc.authenticate(stored, token)
+    return with_etag(svc.render(stored, seat), stored.version)
+
+
+@blp.route("/games/<game_id:game_id>/events", methods=["GET"])
+@blp.doc(
+    operationId="getGameEvents", tags=["games"], summary="Events since a version", security=OPTIONAL_AUTH
+)
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, EventListSchema, headers=ETAG_HEADER)
+@documents_errors(401, 403, 404, 422)
+def get_game_events(query: dict[str, Any], game_id: str) -> Response:
+    """Events of versions above `since`, with what the reader may not see removed."""
+    stored, records = service().events(game_id, None, query["since"], token=bearer_token())
+    body = {
+        "game_id": game_id,
+        "version": stored.version,
+        "status": service().render_status(stored),
+        "events": [r.to_dict() for r in records],
+    }
+    return with_etag(body, stored.version)
+
+
+def _parse_last_event_id(value: str | None) -> tuple[int, int] | None:
+    if not value:
+        return None
+    head, _, tail = value.strip().partition("-")
+    if head.isdigit() and tail.isdigit() and len(head) < 12 and len(tail) < 12:
+        return int(head), int(tail)
+    return None
+
+
+@blp.route("/games/<game_id:game_id>/events/stream", methods=["GET"])
+@blp.doc(
+    operationId="streamGameEvents",
+    tags=["games"],
+    summary="Events as server-sent events",
+    security=OPTIONAL_AUTH,
+    description="Each event is sent as `id: <version>-<n>` and `data: <Event JSON>`; reconnect with "
+    "`Last-Event-ID` to resume. The stream ends with an `end` event when the game is over or after "
+    "`timeout` seconds (capped by the server).",
+    parameters=[
+        {
+            "in": "header",
+            "name": "Last-Event-ID",
+            "required": False,
+            "schema": {"type": "string"},
+            "description": "Resume after this event id.",
+        }
+    ],
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+)
+@blp.arguments(StreamQuerySchema, location="query")
+@blp.response(200, description="A text/event-stream of Event objects.", content_type="text/event-stream")
+@documents_errors(401, 403, 404, 422)
+def stream_game_events(query: dict[str, Any], game_id: str) -> Response:
+    """Server-sent events of the game, resumable with Last-Event-ID, bounded in time."""
+    svc = service()
+    token = bearer_token()
+    stored = svc.load(game_id)  # 404 / 401 / 403 before the stream starts
+    seat = svc.authenticate(stored, token) if token is not None else None
+    cap = float(current_app.config["TRICKARENA_SSE_MAX_SECONDS"])
+    lifetime = min(cap, float(query["timeout"])) if query["timeout"] is not None else cap
+    last = _parse_last_event_id(request.headers.get("Last-Event-ID")) or (query["since"], 2**40)
+    return Response(
+        stream_with_context(_sse(svc, game_id, seat, last, lifetime)),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _sse(
+    svc: GameService, game_id: str, seat: int | None, last: tuple[int, int], lifetime: float
+) -> Iterator[str]:
+    deadline = time.monotonic() + lifetime
+    yield "retry: 2000\n\n"
+    while True:
+        try:
+            stored, raw = svc.repository_load_with_events(game_id, last[0] - 1 if last[0] > 0 else 0)
+        except errors.GameNotFound:
+            yield 'event: end\ndata: {"reason": "game_not_found"}\n\n'
+            return
+        fresh = [(eid, ev) for eid, ev in raw if tuple(int(p) for p in eid.split("-")) > last]
+        for record in svc.redact(stored, fresh, seat):
+            data = json.dumps(record.to_dict(), separators=(",", ":"))
+            yield f"id: {record.id}\nevent: game-event\ndata: {data}\n\n"
+            last = (record.version, int(record.id.split("-")[1]))
+        if svc.render_status(stored) == "finished":
+            yield 'event: end\ndata: {"reason": "finished"}\n\n'
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            yield 'event: end\ndata: {"reason": "timeout"}\n\n'
+            return
+        after = f"{last[0]}-{min(last[1], 2**63 - 1)}"
+        if not svc.repository.wait_events(game_id, after, int(min(remaining, 5.0) * 1000) + 1):
+            yield ": keep-alive\n\n"
+
+
+@blp.route("/games/<game_id:game_id>/replay", methods=["GET"])
+@blp.doc(operationId="getReplay", tags=["games"], summary="Everything about a finished game")
+@blp.response(200, ReplaySchema)
+@documents_errors(404, 409)
+def get_replay(game_id: str) -> Response:
+    """After the end: header, actions and every event with all cards revealed."""
+    return jsonify(service().replay(game_id))
+
+
+@blp.route("/health", methods=["GET"])
+@blp.doc(operationId="getHealth", tags=["meta"], summary="Server status")
+@blp.response(200, HealthSchema)
+@blp.alt_response(503, schema=HealthSchema, description="Redis (or another checked part) is down.")
+def get_health() -> Response:
+    """Redis reachability and latency, plus any registered checks (e.g. workers)."""
+    started = time.perf_counter()
+    try:
+        service().repository.ping()
+        redis_status: dict[str, Any] = {
+            "ok": True,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+        }
+    except Exception as exc:  # any failure to reach Redis is "down", never a 500
+        redis_status = {"ok": False, "error": type(exc).__name__}
+    body: dict[str, Any] = {"status": "ok", "redis": redis_status, "workers": None}
+    healthy = redis_status["ok"]
+    for name, check in current_app.extensions["trickarena.health"].items():
+        try:
+            section = check()
+        except Exception as exc:  # a broken reporter makes the server degraded, not broken
+            section = {"ok": False, "error": type(exc).__name__}
+        body[name] = section
+        healthy = healthy and bool(section.get("ok", True))
+    body["status"] = "ok" if healthy else "degraded"
+    response = jsonify(body)
+    response.status_code = 200 if healthy else 503
+    return response

@@ -1,0 +1,280 @@
+"""The one Redis repository of games: state, version, seat-token digests and the event stream.
+
+Layout (all keys under the configured prefix, see `key_for`):
+- ``game:<id>`` — a hash: ``v`` version, ``g`` game name, ``n`` seat count, ``seed``, ``t<seat>``
+  the SHA-256 digest of each claimed seat's token, and either ``s`` (the live state as JSON)
+  or, once the game is over, ``z`` (zlib of the final state and every event: a finished game
+  is read-only, so it is stored compactly in one field);
+- ``game:<id>:events`` — a Redis stream of the live game's raw (unredacted) events, entry ids
+  ``<version>-<n>`` so "events since version V" is one XRANGE and SSE can XREAD BLOCK on it.
+
+Every write goes through a Lua script that compares the version and writes state, version and
+events in one atomic step, so concurrent writers cannot both win.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+
+from games.base import Event, State
+
+# Atomic compare-and-set of a move: version check, new state, version + 1, events appended.
+# ARGV: expected version, mode ('live' | 'final'), payload (state JSON, or the final zlib blob),
+# ttl seconds for a finished game (0 = none), then one JSON string per event.
+_COMMIT_LUA = """
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then return {-1, 0} end
+if current ~= ARGV[1] then return {0, tonumber(current)} end
+local new = tonumber(current) + 1
+if ARGV[2] == 'final' then
+  redis.call('HSET', KEYS[1], 'v', new, 'z', ARGV[3])
+  redis.call('HDEL', KEYS[1], 's')
+  redis.call('DEL', KEYS[2])
+  local ttl = tonumber(ARGV[4])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+else
+  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3])
+  for i = 5, #ARGV do
+    redis.call('XADD', KEYS[2], new .. '-' .. (i - 5), 'e', ARGV[i])
+  end
+end
+return {1, new}
+"""
+
+# Claim an open seat (a specific one, or the lowest open one) and record it as an event.
+# ARGV: seat ('' = any), token digest, seat count, event JSON template with a '%d' for the seat.
+_CLAIM_LUA = """
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then return {-1, 0} end
+if redis.call('HEXISTS', KEYS[1], 'z') == 1 then return {-3, 0} end
+local seat = -1
+if ARGV[1] ~= '' then
+  if redis.call('HSETNX', KEYS[1], 't' .. ARGV[1], ARGV[2]) == 1 then seat = tonumber(ARGV[1]) end
+else
+  for s = 0, tonumber(ARGV[3]) - 1 do
+    if redis.call('HSETNX', KEYS[1], 't' .. s, ARGV[2]) == 1 then seat = s break end
+  end
+end
+if seat < 0 then return {-2, 0} end
+local new = tonumber(current) + 1
+redis.call('HSET', KEYS[1], 'v', new)
+redis.call('XADD', KEYS[2], new .. '-0', 'e', string.format(ARGV[4], seat))
+return {seat, new}
+"""
+
+
+class RepositoryError(Exception):
+    """Raised by the repository for missing games and lost compare-and-set races."""
+
+
+class NoSuchGame(RepositoryError):
+    """The game does not exist (never created, or expired)."""
+
+
+class StaleWrite(RepositoryError):
+    """The compare-and-set lost: the stored version is not the expected one."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"stored version is {current}")
+        self.current = current
+
+
+class SeatUnavailable(RepositoryError):
+    """The requested seat is taken (or no seat is open, or the game is over)."""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One game as read from Redis in a single round trip."""
+
+    game_id: str
+    game: str
+    seats: int
+    version: int
+    seed: int | None
+    state: State
+    token_digests: dict[int, bytes]
+    finished: bool
+    # Only filled for a finished game (its events live in the compact blob).
+    final_events: list[tuple[str, Event]] | None = None
+
+    @property
+    def open_seats(self) -> list[int]:
+        """Seats that nobody has claimed yet."""
+        return [s for s in range(self.seats) if s not in self.token_digests]
+
+
+def _stream_id(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def version_of(event_id: str) -> int:
+    """The game version an event id ``<version>-<n>`` belongs to."""
+    return int(event_id.split("-", 1)[0])
+
+
+class GameRepository:
+    """Reads and atomically writes games in Redis; knows nothing about rules or HTTP."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "ta:", finished_ttl: int | None = None) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.finished_ttl = finished_ttl
+        self._commit = client.register_script(_COMMIT_LUA)
+        self._claim = client.register_script(_CLAIM_LUA)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "ta:", finished_ttl: int | None = None) -> GameRepository:
+        """A repository on its own connection pool to the Redis at `url`."""
+        # socket_timeout stays above the longest XREAD BLOCK the SSE endpoint uses.
+        client = redis.Redis.from_url(
+            url, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
+        )
+        return cls(client, prefix=prefix, finished_ttl=finished_ttl)
+
+    def key_for(self, kind: str, game_id: str) -> str:
+        """The Redis key of one game's record (`kind` "game") or event stream ("events")."""
+        if kind == "game":
+            return f"{self.prefix}game:{game_id}"
+        if kind == "events":
+            return f"{self.prefix}game:{game_id}:events"
+        raise ValueError(f"unknown key kind {kind!r}")
+
+    def ping(self) -> bool:
+        """True when Redis answers."""
+        return bool(self.client.ping())
+
+    def create(
+        self,
+        game_id: str,
+        game: str,
+        seats: int,
+        seed: int | None,
+        state: State,
+        token_digests: dict[int, bytes],
+    ) -> int:
+        """Store a new game at version 1; fails (returns False-y) never: ids are random and fresh."""
+        mapping: dict[str, Any] = {
+            "v": 1,
+            "g": game,
+            "n": seats,
+            "s": json.dumps(state, separators=(",", ":")),
+        }
+        if seed is not None:
+            mapping["seed"] = seed
+        for seat, digest in token_digests.items():
+            mapping[f"t{seat}"] = digest
+        key = self.key_for("game", game_id)
+        # HSETNX-style guard is unnecessary: 64 random bits make id collisions negligible.
+        self.client.hset(key, mapping=mapping)
+        return 1
+
+    def load(self, game_id: str) -> StoredGame:
+        """Read one game (state, version, token digests) in one round trip."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("game", game_id)))
+        if not raw or b"v" not in raw:
+            raise NoSuchGame(game_id)
+        return self._decode(game_id, raw)
+
+    def _decode(self, game_id: str, raw: dict[bytes, bytes]) -> StoredGame:
+        digests = {int(k[1:]): v for k, v in raw.items() if k.startswith(b"t") and k[1:].isdigit()}
+        seed = int(raw[b"seed"]) if b"seed" in raw else None
+        final_events = None
+        if b"z" in raw:
+            blob = json.loads(zlib.decompress(raw[b"z"]))
+            state = blob["state"]
+            final_events = [(eid, ev) for eid, ev in blob["events"]]
+        else:
+            state = json.loads(raw[b"s"])
+        return StoredGame(
+            game_id=game_id,
+            game=raw[b"g"].decode(),
+            seats=int(raw[b"n"]),
+            version=int(raw[b"v"]),
+            seed=seed,
+            state=state,
+            token_digests=digests,
+            finished=b"z" in raw,
+            final_events=final_events,
+        )
+
+    def commit(
+        self, game_id: str, expected_version: int, state: State, events: list[Event], final: bool
+    ) -> int:
+        """Compare-and-set: write `state` and append `events` iff the version is still `expected_version`.
+
+        A final write (the game just ended) stores state and the whole event log compressed in one
+        field and drops the stream; returns the new version.
+        """
+        keys = [self.key_for("game", game_id), self.key_for("events", game_id)]
+        ttl = self.finished_ttl or 0
+        if final:
+            # Every earlier event is needed for the blob; if the stream moved on meanwhile, the
+            # version check below fails and nothing is written.
+            new_version = expected_version + 1
+            log = self.raw_events(game_id)
+            log += [(f"{new_version}-{i}", ev) for i, ev in enumerate(events)]
+            blob = zlib.compress(
+                json.dumps({"state": state, "events": log}, separators=(",", ":")).encode(), 6
+            )
+            args: list[Any] = [expected_version, "final", blob, ttl]
+        else:
+            args = [expected_version, "live", json.dumps(state, separators=(",", ":")), ttl]
+            args += [json.dumps(ev, separators=(",", ":")) for ev in events]
+        status, version = self._commit(keys=keys, args=args)
+        if status == -1:
+            raise NoSuchGame(game_id)
+        if status == 0:
+            raise StaleWrite(int(version))
+        return int(version)
+
+    def claim_seat(self, game_id: str, seat: int | None, digest: bytes, seats: int) -> tuple[int, int]:
+        """Atomically give `digest` to `seat` (or the lowest open seat); returns (seat, new version)."""
+        keys = [self.key_for("game", game_id), self.key_for("events", game_id)]
+        template = '{"type":"seat-joined","seat":%d}'
+        status, version = self._claim(keys=keys, args=["" if seat is None else seat, digest, seats, template])
+        if status == -1:
+            raise NoSuchGame(game_id)
+        if status < 0:
+            raise SeatUnavailable(game_id)
+        return int(status), int(version)
+
+    def raw_events(self, game_id: str, since_version: int = 0) -> list[tuple[str, Event]]:
+        """Unredacted events of a live game with a version above `since_version`, oldest first."""
+        entries = self.client.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0")
+        return [(_stream_id(eid), json.loads(fields[b"e"])) for eid, fields in entries]
+
+    def load_with_events(
+        self, game_id: str, since_version: int = 0
+    ) -> tuple[StoredGame, list[tuple[str, Event]]]:
+        """The game and its events after `since_version`, read atomically (one MULTI round trip)."""
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hgetall(self.key_for("game", game_id))
+        pipe.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0")
+        raw, entries = pipe.execute()
+        if not raw or b"v" not in raw:
+            raise NoSuchGame(game_id)
+        stored = self._decode(game_id, raw)
+        if stored.final_events is not None:
+            events = [(eid, ev) for eid, ev in stored.final_events if version_of(eid) > since_version]
+        else:
+            events = [(_stream_id(eid), json.loads(fields[b"e"])) for eid, fields in entries]
+        return stored, events
+
+    def wait_events(self, game_id: str, after_id: str, block_ms: int) -> bool:
+        """Block up to `block_ms` until the stream has an entry after `after_id`; True if it has."""
+        result = self.client.xread({self.key_for("events", game_id): after_id}, count=1, block=block_ms)
+        return bool(result)
+
+    def memory_usage(self, game_id: str) -> int:
+        """Bytes Redis uses for this game's keys (MEMORY USAGE, for the benchmark)."""
+        total = 0
+        for kind in ("game", "events"):
+            used = self.client.memory_usage(self.key_for(kind, game_id), samples=0)
+            total += int(used or 0)
+        return total

@@ -1,0 +1,352 @@
+"""The games service: plain Python over the repository and the engines (no Flask).
+
+The HTTP blueprints and the tournament match runner both call this class; it owns the rules
+of the API itself (tokens, versions, open seats, redaction) while the engines own the rules
+of the games.  Every method either succeeds or raises a `ServiceError` having written nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from marshmallow import ValidationError
+
+from api import errors
+from api.repository import GameRepository, NoSuchGame, SeatUnavailable, StaleWrite, StoredGame
+from api.schemas import validate_move
+from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn, redact_event
+from games.registry import GAMES, get_game
+
+# Without If-Match a move is "apply to the latest state": a lost race is retried this often
+# (the state is re-read and the move re-validated), then reported as a version conflict.
+MAX_MOVE_ATTEMPTS = 5
+
+
+def token_digest(token: str) -> bytes:
+    """The stored form of a seat token: its SHA-256 (tokens are 192 random bits, no salt needed)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+def new_token() -> str:
+    """A fresh seat token with 192 random bits."""
+    return secrets.token_urlsafe(24)
+
+
+def new_game_id() -> str:
+    """A fresh game id: 64 random bits as 16 hex digits."""
+    return secrets.token_hex(8)
+
+
+@dataclass
+class CreatedGame:
+    """What `create_game` hands back: the id, version, seed and one token per non-open seat."""
+
+    game_id: str
+    game: str
+    seats: int
+    version: int
+    seed: int
+    tokens: dict[int, str]
+    open_seats: list[int] = field(default_factory=list)
+
+
+@dataclass
+class EventRecord:
+    """One stored event as a reader may see it: its stream id, the version it produced, the event."""
+
+    id: str
+    version: int
+    event: Event
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form of the record."""
+        return {"id": self.id, "version": self.version, "event": self.event}
+
+
+class GameService:
+    """Create, join, view and play games stored in one `GameRepository`."""
+
+    def __init__(self, repository: GameRepository) -> None:
+        self.repository = repository
+
+    # -- game types -----------------------------------------------------------------
+    def game_types(self) -> list[dict[str, Any]]:
+        """Every registered game: name, title, seat counts and options (schema and defaults)."""
+        out = []
+        for name in sorted(GAMES):
+            game = GAMES[name]
+            out.append(
+                {
+                    "name": name,
+                    "title": game.title,
+                    "seat_counts": list(game.seat_counts),
+                    "options_schema": game.options_schema(),
+                    "default_options": {str(n): game.default_options(n) for n in game.seat_counts},
+                }
+            )
+        return out
+
+    # -- lifecycle --------------------------------------------------------------------
+    def create_game(
+        self,
+        game: str,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        deal: dict[str, Any] | None = None,
+        open_seats: list[int] | tuple[int, ...] = (),
+    ) -> CreatedGame:
+        """Create a game; seats in `open_seats` get no token until someone joins them."""
+        engine = self._engine(game)
+        if seats not in engine.seat_counts:
+            raise errors.Unprocessable(
+                f"{game} is played by {list(engine.seat_counts)} seats, not {seats}",
+                code="invalid_seats",
+                details={"seat_counts": list(engine.seat_counts)},
+            )
+        bad = sorted({s for s in open_seats if not 0 <= s < seats})
+        if bad:
+            raise errors.Unprocessable(
+                f"open seats {bad} are not seats of a {seats}-seat game", code="invalid_seats"
+            )
+        if seed is None:
+            seed = secrets.randbits(53)  # fits a JSON number exactly in every client
+        try:
+            state = engine.new_game(seats, options, seed=seed, deal=deal)
+        except GameError as exc:
+            raise errors.Unprocessable(exc.message, code=exc.code, details=exc.details) from None
+        tokens = {s: new_token() for s in range(seats) if s not in set(open_seats)}
+        game_id = new_game_id()
+        version = self.repository.create(
+            game_id, game, seats, seed, state, {s: token_digest(t) for s, t in tokens.items()}
+        )
+        return CreatedGame(game_id, game, seats, version, seed, tokens, sorted(set(open_seats)))
+
+    def join_game(self, game_id: str, seat: int | None = None) -> tuple[int, str, int]:
+        """Claim `seat` (or the lowest open seat); returns (seat, token, new version)."""
+        stored = self._load(game_id)
+        if seat is not None and not 0 <= seat < stored.seats:
+            raise errors.Unprocessable(
+                f"seat {seat} does not exist in a {stored.seats}-seat game", code="invalid_seat"
+            )
+        token = new_token()
+        try:
+            claimed, version = self.repository.claim_seat(game_id, seat, token_digest(token), stored.seats)
+        except NoSuchGame:
+            raise errors.GameNotFound(f"no game {game_id}") from None
+        except SeatUnavailable:
+            what = f"seat {seat} is taken" if seat is not None else "no seat is open"
+            raise errors.Conflict(what, code="seat_taken") from None
+        return claimed, token, version
+
+    # -- auth -------------------------------------------------------------------------
+    def authenticate(self, stored: StoredGame, token: str | None) -> int:
+        """The seat whose token this is; MissingToken / InvalidToken otherwise."""
+        if not token:
+            raise errors.MissingToken("this operation needs 'Authorization: Bearer <seat token>'")
+        presented = token_digest(token)
+        found = -1
+        # Compare against every seat so timing does not reveal which seat (if any) matched.
+        for seat, digest in stored.token_digests.items():
+            if hmac.compare_digest(presented, digest):
+                found = seat
+        if found < 0:
+            raise errors.InvalidToken("the token is not a seat token of this game")
+        return found
+
+    def seat_for(self, game_id: str, token: str | None) -> int:
+        """Resolve a token to its seat in `game_id` (for callers outside HTTP)."""
+        return self.authenticate(self._load(game_id), token)
+
+    # -- reads ------------------------------------------------------------------------
+    def load(self, game_id: str) -> StoredGame:
+        """The stored game, or GameNotFound."""
+        return self._load(game_id)
+
+    def view(self, game_id: str, seat: int | None = None, *, token: str | None = None) -> dict[str, Any]:
+        """The game as `seat` (or the token's seat; None: a spectator) may see it, with its legal moves."""
+        stored = self._load(game_id)
+        if token is not None:
+            seat = self.authenticate(stored, token)
+        return self.render(stored, seat)
+
+    def render(self, stored: StoredGame, seat: int | None) -> dict[str, Any]:
+        """The API's game document for one reader: envelope plus the engine's view."""
+        view = self._engine(stored.game).view(stored.state, seat)
+        status = self.render_status(stored)
+        if status == "waiting":
+            # Nobody moves before every seat is taken.
+            view = {**view, "legal_moves": []}
+        return {
+            "game_id": stored.game_id,
+            "game": stored.game,
+            "version": stored.version,
+            "status": status,
+            "seats": stored.seats,
+            "seat": seat,
+            "open_seats": stored.open_seats,
+            "view": view,
+        }
+
+    def render_status(self, stored: StoredGame) -> str:
+        """ "finished", "waiting" (open seats left) or "active"."""
+        if stored.finished or self._engine(stored.game).is_over(stored.state):
+            return "finished"
+        return "waiting" if stored.open_seats else "active"
+
+    def legal_moves(
+        self, game_id: str, seat: int | None = None, *, token: str | None = None
+    ) -> tuple[int, list[Any]]:
+        """(version, every move `seat` may post now, exactly as `apply_move` accepts it)."""
+        stored = self._load(game_id)
+        if token is not None:
+            seat = self.authenticate(stored, token)
+        if seat is None:
+            raise errors.MissingToken("legal moves belong to a seat: send its token")
+        return stored.version, self.legal_for(stored, seat)
+
+    def legal_for(self, stored: StoredGame, seat: int) -> list[Any]:
+        """Legal moves of `seat` in an already loaded game ([] while waiting or after the end)."""
+        if stored.open_seats or stored.finished:
+            return []
+        return self._engine(stored.game).legal_moves(stored.state, seat)
+
+    def events(
+        self, game_id: str, seat: int | None = None, since: int = 0, *, token: str | None = None
+    ) -> tuple[StoredGame, list[EventRecord]]:
+        """Events after version `since`, redacted for `seat` (or the token's seat; None: spectator)."""
+        stored, raw = self.repository_load_with_events(game_id, since)
+        if token is not None:
+            seat = self.authenticate(stored, token)
+        return stored, self.redact(stored, raw, seat)
+
+    def repository_load_with_events(
+        self, game_id: str, since: int
+    ) -> tuple[StoredGame, list[tuple[str, Event]]]:
+        """Game and raw events after `since` in one atomic read; GameNotFound if absent."""
+        try:
+            return self.repository.load_with_events(game_id, since)
+        except NoSuchGame:
+            raise errors.GameNotFound(f"no game {game_id}") from None
+
+    def redact(self, stored: StoredGame, raw: list[tuple[str, Event]], seat: int | None) -> list[EventRecord]:
+        """Apply the engine's view rules to raw events for one reader."""
+        engine = self._engine(stored.game)
+        over = stored.finished or engine.is_over(stored.state)
+        redactor = getattr(engine, "redact_event", redact_event)
+        return [EventRecord(eid, int(eid.split("-", 1)[0]), redactor(ev, seat, over)) for eid, ev in raw]
+
+    def replay(self, game_id: str) -> dict[str, Any]:
+        """After the end: header, actions, final state, result and every event unredacted."""
+        stored, raw = self.repository_load_with_events(game_id, 0)
+        engine = self._engine(stored.game)
+        if not (stored.finished or engine.is_over(stored.state)):
+            raise errors.Conflict("the replay is available once the game is over", code="game_not_over")
+        return {
+            "game_id": stored.game_id,
+            "game": stored.game,
+            "version": stored.version,
+            "seats": stored.seats,
+            "seed": stored.seed,
+            "header": stored.state.get("header", {}),
+            "actions": stored.state.get("actions", []),
+            "result": engine.result(stored.state),
+            "events": [EventRecord(eid, int(eid.split("-", 1)[0]), ev).to_dict() for eid, ev in raw],
+        }
+
+    # -- writes -----------------------------------------------------------------------
+    def apply_move(
+        self,
+        game_id: str,
+        seat: int | None,
+        move: Any,
+        expected_version: int | None = None,
+        *,
+        token: str | None = None,
+    ) -> tuple[StoredGame, list[Event]]:
+        """Apply one move for `seat` (or the token's seat) atomically; returns the new game and its events.
+
+        With `expected_version` the move applies only to that version (PreconditionFailed
+        otherwise); without it a lost race is retried against the fresh state a few times.
+        """
+        for _attempt in range(MAX_MOVE_ATTEMPTS):
+            stored = self._load(game_id)
+            if token is not None:
+                seat = self.authenticate(stored, token)
+            if seat is None or not 0 <= seat < stored.seats:
+                raise errors.MissingToken("a move needs a seat")
+            if expected_version is not None and stored.version != expected_version:
+                raise errors.PreconditionFailed(
+                    f"If-Match names version {expected_version}, the game is at {stored.version}",
+                    details={"version": stored.version},
+                )
+            engine = self._engine(stored.game)
+            if stored.finished or engine.is_over(stored.state):
+                raise errors.Conflict("the game is over", code="game_over")
+            if stored.open_seats:
+                raise errors.Conflict(
+                    "the game waits for players to join",
+                    code="waiting_for_players",
+                    details={"open_seats": stored.open_seats},
+                )
+            try:
+                validate_move(stored.game, move)
+            except ValidationError as exc:
+                raise errors.Unprocessable(
+                    "the move is not a well-formed move of this game",
+                    code="malformed_move",
+                    details={"fields": exc.messages},
+                ) from None
+            state = stored.state  # freshly parsed: ours to mutate
+            try:
+                events = engine.apply(state, seat, move)
+            except (NotYourTurn, GameOver) as exc:
+                raise errors.Conflict(exc.message, code=exc.code, details=exc.details) from None
+            except IllegalMove as exc:
+                # apply may have touched the state before rejecting: list moves of a fresh copy.
+                details = {**exc.details, "legal_moves": self.legal_for(self._load(game_id), seat)}
+                raise errors.Unprocessable(exc.message, code=exc.code, details=details) from None
+            except MalformedMove as exc:
+                raise errors.Unprocessable(exc.message, code=exc.code, details=exc.details) from None
+            final = engine.is_over(state)
+            try:
+                version = self.repository.commit(game_id, stored.version, state, events, final)
+            except NoSuchGame:
+                raise errors.GameNotFound(f"no game {game_id}") from None
+            except StaleWrite as exc:
+                if expected_version is not None:
+                    raise errors.PreconditionFailed(
+                        f"the game moved on to version {exc.current} meanwhile",
+                        details={"version": exc.current},
+                    ) from None
+                continue
+            new = StoredGame(
+                game_id=game_id,
+                game=stored.game,
+                seats=stored.seats,
+                version=version,
+                seed=stored.seed,
+                state=state,
+                token_digests=stored.token_digests,
+                finished=final,
+            )
+            return new, events
+        raise errors.VersionConflict("the game changed concurrently; reload and retry")
+
+    # -- helpers ----------------------------------------------------------------------
+    def _load(self, game_id: str) -> StoredGame:
+        try:
+            return self.repository.load(game_id)
+        except NoSuchGame:
+            raise errors.GameNotFound(f"no game {game_id}") from None
+
+    @staticmethod
+    def _engine(name: str) -> Game:
+        try:
+            return get_game(name)
+        except GameError as exc:
+            raise errors.Unprocessable(exc.message, code=exc.code) from None
