@@ -11,7 +11,6 @@ from typing import Any
 
 from games.base import GameOver, IllegalMove, InvalidOptions, NotYourTurn
 from games.tricky_teams.cards import (
-    COOK,
     DRUMMER,
     FOG_WITCH,
     HYPNOTIST,
@@ -24,14 +23,16 @@ from games.tricky_teams.cards import (
 from games.tricky_teams.deal import deal_from_seed, red_drummer_leads, validate_deal
 from games.tricky_teams.moves import parse_move
 from games.tricky_teams.options import check_seats, normalize_options
-from games.tricky_teams.rules import playable_cards, why_not_playable
-from games.tricky_teams.scoring import score_trick
+from games.tricky_teams.rules import may_play, playable_cards, why_not_playable
+from games.tricky_teams.scoring import cook_lies_out, score_trick
 
 SCHEMA = 1
 NAME = "tricky-teams"
 State = dict[str, Any]
 Event = dict[str, Any]
 
+# Cards whose play moves need more than one dict: Hypnotists (wishes) and the flag (possibly held twice).
+_HYPNOTISTS_AND_FLAG = frozenset(card for card in RANK if RANK[card] in (HYPNOTIST, 0))
 _DECISION_WORDS = {
     "play": "play a card",
     "take-loot": "take a loot card",
@@ -150,9 +151,12 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
 
 
 def _play_moves(state: State, seat: int) -> list[dict[str, Any]]:
+    cards = playable_cards(state, seat)
+    if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
+        return [{"type": "play", "card": card} for card in cards]
     moves: list[dict[str, Any]] = []
     previous = None
-    for card in playable_cards(state, seat):
+    for card in cards:
         if card == previous:  # the two identical flags are one move
             continue
         previous = card
@@ -192,7 +196,7 @@ def play(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
     card: str = move["card"]
     if card not in state["hands"][seat]:
         raise IllegalMove(f"you do not hold {card}")
-    if card not in playable_cards(state, seat):
+    if not may_play(state, seat, card):
         raise IllegalMove(why_not_playable(state, seat, card), details={"card": card})
     wish = move.get("wish")
     if wish is not None:
@@ -309,7 +313,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
 def winners_take_own_cards(state: State, events: list[Event], own: list[list[Any]]) -> None:
     """Ruling 8/9: each winner takes their own card; a winning Cook lies out in front of its player."""
     for seat, card in own:
-        if RANK[card] == COOK:
+        if cook_lies_out(card):
             state["cooks"][seat].append(card)
             events.append({"type": "cook-laid-out", "seat": seat, "card": card})
         else:

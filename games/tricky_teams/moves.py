@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import MalformedMove
-from games.tricky_teams.cards import ALL_IDS, TEAMS
+from games.tricky_teams.cards import ALL_IDS, RANK, TEAMS
 
 MOVE_FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"type", "card", "wish"}),
@@ -16,6 +16,11 @@ MOVE_FIELDS: dict[str, frozenset[str]] = {
 
 def parse_move(move: object, seats: int) -> dict[str, Any]:
     """Check the shape of `move` and return a fresh canonical copy (a null wish is dropped)."""
+    # Fast path for the commonest move, a plain play exactly as legal_moves lists it.
+    if type(move) is dict and len(move) == 2 and move.get("type") == "play":
+        card = move.get("card")
+        if type(card) is str and card in RANK:
+            return {"type": "play", "card": card}
     if not isinstance(move, dict):
         raise MalformedMove("a move must be an object with a 'type'")
     kind = move.get("type")

@@ -51,6 +51,28 @@ def always_playable(hand: list[str], required: list[str], peasant_out: bool) -> 
     return [card for card in hand if card in required or _FREE[card]]
 
 
+def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
+    """Whether `card` (held by `seat`) is a legal play now: `playable_cards` for one card, allocation-free."""
+    hand: list[str] = state["hands"][seat]
+    if state["wishes"]:
+        team = wished_team(state["wishes"], seat)
+        if team is not None and any(TEAM[c] == team for c in hand):
+            return TEAM[card] == team or RANK[card] == FOOL
+    out: list[str] = state["out"]
+    if not out or state["down"]:
+        return True
+    team_of_card = TEAM[card]
+    if len(out) == 1:
+        if team_of_card is not None and team_of_card != out[0]:
+            return True
+    elif team_of_card in out:
+        return True
+    if _FREE[card] or (state["ones"] and _IS_PEASANT[card]):
+        return True
+    # The card neither challenges nor joins: legal only when the seat cannot comply at all.
+    return (must_challenge(hand, out[0]) if len(out) == 1 else must_join(hand, out)) is None
+
+
 def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
     """Every card `seat` may play now (a flag may appear twice; callers dedupe adjacent flags)."""
     hand: list[str] = state["hands"][seat]

@@ -1,20 +1,18 @@
-"""Scoring a trick: card and team strengths, the winning team, loot order, Thief and Strategist effects."""
+"""Scoring a trick: card and team strengths, the winning team, loot order, Thief and Strategist effects.
+
+These run once per trick on at most six cards, so they favour few passes over tiny helpers.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.tricky_teams.cards import COOK, FLAG, PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
+from games.tricky_teams.cards import COOK, PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
 
 
-def cook_bonus(rank: int, cooks_out: int) -> int:
-    """Ruling 5: a card's strength is its rank plus its player's Cooks lying out (from earlier tricks)."""
-    return rank + cooks_out
-
-
-def card_strengths(plays: list[dict[str, Any]], cooks_out: list[int]) -> list[int]:
-    """Strength of every card of the trick in play order (a flag stays out of the trick: 0)."""
-    return [0 if p["card"] == FLAG else cook_bonus(RANK[p["card"]], cooks_out[p["seat"]]) for p in plays]
+def strengths_with_cooks(plays: list[dict[str, Any]], cooks_out: list[int]) -> list[int]:
+    """Ruling 5: a card's strength is its rank plus its player's Cooks lying out (a flag stays out: 0)."""
+    return [0 if TEAM[p["card"]] is None else RANK[p["card"]] + cooks_out[p["seat"]] for p in plays]
 
 
 def colour_team_strengths(plays: list[dict[str, Any]], strengths: list[int]) -> dict[str, int]:
@@ -44,8 +42,7 @@ def first_to_reach_wins_tie(
     running: dict[str, int] = {}
     for play, strength in zip(plays, strengths, strict=True):
         team = TEAM[play["card"]]
-        if team in tied:
-            assert team is not None
+        if team is not None and team in tied:
             running[team] = running.get(team, 0) + strength
             if running[team] >= value:
                 return team
@@ -74,25 +71,13 @@ def loot_order(members: list[int], strengths: list[int], team: str) -> list[int]
     """Ruling 8: strongest card chooses first, equal strength by play order; Peasants: the last 1 first."""
     if team == PEASANTS:
         return members[::-1]
-    return sorted(members, key=lambda i: (-strengths[i], i))
+    # sorted() is stable even with reverse=True, so equal strengths keep their play order.
+    return sorted(members, key=strengths.__getitem__, reverse=True)
 
 
-def thief_in_team(plays: list[dict[str, Any]], members: list[int]) -> int | None:
-    """Ruling 8 / 10: the seat of a Thief (2) in the winning team, who takes all loot and leads."""
-    for i in members:
-        if RANK[plays[i]["card"]] == THIEF:
-            seat: int = plays[i]["seat"]
-            return seat
-    return None
-
-
-def strategist_in_team(plays: list[dict[str, Any]], members: list[int]) -> int | None:
-    """Ruling 10: the seat of a Strategist (9) in the winning team, who chooses the next leader."""
-    for i in members:
-        if RANK[plays[i]["card"]] == STRATEGIST:
-            seat: int = plays[i]["seat"]
-            return seat
-    return None
+def abilities_in_team(plays: list[dict[str, Any]], members: list[int]) -> dict[int, int]:
+    """Rank -> seat for the winning team's cards (a colour team holds each rank at most once)."""
+    return {RANK[plays[i]["card"]]: plays[i]["seat"] for i in members}
 
 
 def next_leader(order_seats: list[int], thief: int | None, strategist: int | None) -> int | None:
@@ -104,14 +89,17 @@ def next_leader(order_seats: list[int], thief: int | None, strategist: int | Non
     return order_seats[0]
 
 
-def cooks_lie_out(plays: list[dict[str, Any]], members: list[int]) -> list[int]:
-    """Ruling 9: indices of Cooks in the winning team; they lie out in front of their player."""
-    return [i for i in members if RANK[plays[i]["card"]] == COOK]
+def cook_lies_out(card: str) -> bool:
+    """Ruling 9: a Cook in the winning team lies out in front of its player instead of joining the loot."""
+    return RANK[card] == COOK
 
 
 def score_trick(plays: list[dict[str, Any]], cooks_out: list[int]) -> dict[str, Any]:
-    """Reveal and evaluate a complete trick: strengths, winning team, pick order, loot, Thief, Strategist."""
-    strengths = card_strengths(plays, cooks_out)
+    """Reveal and evaluate a complete trick: strengths, winning team, pick order, loot, Thief, Strategist.
+
+    The trick's play dicts are reused (each gains its `strength`): the caller discards the trick.
+    """
+    strengths = strengths_with_cooks(plays, cooks_out)
     totals = colour_team_strengths(plays, strengths)
     peasants = [p["seat"] for p in plays if RANK[p["card"]] == PEASANT]
     if peasants:
@@ -119,25 +107,18 @@ def score_trick(plays: list[dict[str, Any]], cooks_out: list[int]) -> dict[str, 
     team = winning_team(plays, strengths, totals)
     members = team_members(plays, team)
     order = loot_order(members, strengths, team)
-    in_team = set(members)
-    thief = thief_in_team(plays, members)
-    strategist = strategist_in_team(plays, members)
+    abilities = abilities_in_team(plays, members)
+    thief = abilities.get(THIEF)
+    strategist = abilities.get(STRATEGIST)
     order_seats = [plays[i]["seat"] for i in order]
+    for play, strength in zip(plays, strengths, strict=True):
+        play["strength"] = strength
     return {
-        "plays": [
-            {
-                "seat": p["seat"],
-                "card": p["card"],
-                "face_down": p["face_down"],
-                "wish": p["wish"],
-                "strength": s,
-            }
-            for p, s in zip(plays, strengths, strict=True)
-        ],
+        "plays": plays,
         "strengths": totals,
         "winning_team": team,
         "winners": order_seats,
-        "loot": [p["card"] for i, p in enumerate(plays) if i not in in_team],
+        "loot": [p["card"] for i, p in enumerate(plays) if i not in members],
         "thief": thief,
         "strategist": strategist,
         "next_leader": next_leader(order_seats, thief, strategist),

@@ -1,0 +1,161 @@
+"""Random-playout benchmark of every registered engine, with OpenSpiel hearts and RLCard bridge as peers.
+
+Usage: .venv/bin/python bench/engine_bench.py [--seconds 2] [--runs 5] [--seats 4]
+
+Every decision calls the engine's `legal_moves` and applies a uniformly random one of them; a
+game counts from `new_game` to its end.  Each figure is the median of `--runs` timed runs of
+about `--seconds` each, pinned to one CPU core.  Peers whose package is missing are reported as
+such, never estimated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from games.registry import GAMES
+
+# A playout function plays whole games for about `seconds` and returns (decisions, games, elapsed).
+Playout = Callable[[float, int], tuple[int, int, float]]
+
+
+def engine_playout(name: str, seats: int) -> Playout:
+    """Random playouts of a registered game, `legal_moves` at every decision."""
+    game = GAMES[name]
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        rng = random.Random(seed)
+        decisions = games = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            state = game.new_game(seats, None, seed * 1_000_003 + games)
+            while not game.is_over(state):
+                for seat in game.to_move(state):
+                    moves = game.legal_moves(state, seat)
+                    if moves:
+                        game.apply(state, seat, moves[rng.randrange(len(moves))])
+                        decisions += 1
+                        break
+            games += 1
+        return decisions, games, time.perf_counter() - start
+
+    return run
+
+
+def openspiel_hearts_playout() -> Playout | str:
+    """Random playouts of OpenSpiel's C++ hearts through pyspiel (chance nodes sampled, not counted)."""
+    try:
+        import pyspiel
+    except ImportError as exc:
+        return f"open-spiel not installed ({exc})"
+    game = pyspiel.load_game("hearts")
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        rng = random.Random(seed)
+        decisions = games = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                else:
+                    actions = state.legal_actions()
+                    state.apply_action(actions[rng.randrange(len(actions))])
+                    decisions += 1
+            games += 1
+        return decisions, games, time.perf_counter() - start
+
+    return run
+
+
+def rlcard_bridge_playout() -> Playout | str:
+    """Random playouts of RLCard's (pure Python) bridge at the game level: legal actions every decision."""
+    try:
+        import rlcard
+    except ImportError as exc:
+        return f"rlcard not installed ({exc})"
+    game = rlcard.make("bridge", config={"seed": 0}).game
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        rng = random.Random(seed)
+        decisions = games = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            game.init_game()
+            while not game.is_over():
+                actions = game.judger.get_legal_actions()
+                game.step(actions[rng.randrange(len(actions))])
+                decisions += 1
+            games += 1
+        return decisions, games, time.perf_counter() - start
+
+    return run
+
+
+def measure(playout: Playout, seconds: float, runs: int) -> dict[str, Any]:
+    """Median decisions/s and games/s over `runs` runs (after one short warm-up)."""
+    playout(min(0.3, seconds), 999)
+    rates = []
+    for run in range(runs):
+        decisions, games, elapsed = playout(seconds, run)
+        rates.append((decisions / elapsed, games / elapsed))
+    return {
+        "decisions_per_s": statistics.median(r[0] for r in rates),
+        "games_per_s": statistics.median(r[1] for r in rates),
+        "runs": [round(r[0]) for r in rates],
+    }
+
+
+def pin_to_one_core() -> str:
+    """Pin this process to one CPU so that the figures are single-core figures."""
+    if hasattr(os, "sched_setaffinity"):
+        core = sorted(os.sched_getaffinity(0))[-1]
+        os.sched_setaffinity(0, {core})
+        return f"pinned to CPU {core}"
+    return "not pinned (no sched_setaffinity)"
+
+
+def main() -> None:
+    """Run every registered engine and the peers; print a table with ratios to the peers."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per engine (median reported)")
+    parser.add_argument("--seats", type=int, default=4, help="players per game (if the game allows it)")
+    args = parser.parse_args()
+    print(f"engine bench: {pin_to_one_core()}, {args.runs} runs x {args.seconds:.1f}s, median")
+    results: dict[str, dict[str, Any]] = {}
+    for name in sorted(GAMES):
+        counts = GAMES[name].seat_counts
+        seats = args.seats if args.seats in counts else counts[0]
+        results[f"{name} ({seats}p)"] = measure(engine_playout(name, seats), args.seconds, args.runs)
+    peers: dict[str, Playout | str] = {
+        "openspiel hearts (C++)": openspiel_hearts_playout(),
+        "rlcard bridge (Python)": rlcard_bridge_playout(),
+    }
+    peer_results: dict[str, dict[str, Any]] = {}
+    for name, playout in peers.items():
+        if isinstance(playout, str):
+            print(f"{name}: NOT MEASURED: {playout}")
+            continue
+        peer_results[name] = measure(playout, args.seconds, args.runs)
+    print(f"{'engine':<28}{'decisions/s':>14}{'games/s':>11}  runs (decisions/s)")
+    for name, res in {**results, **peer_results}.items():
+        print(f"{name:<28}{res['decisions_per_s']:>14,.0f}{res['games_per_s']:>11,.1f}  {res['runs']}")
+    for name, res in results.items():
+        for peer, pres in peer_results.items():
+            ratio = res["decisions_per_s"] / pres["decisions_per_s"]
+            print(f"{name} / {peer}: {ratio:.2f}x decisions/s")
+
+
+if __name__ == "__main__":
+    main()
