@@ -23,6 +23,8 @@ import os
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -109,8 +111,12 @@ class AddressPolicy:
 Resolver = Callable[[str, int], list[str]]
 
 
-def system_resolver(host: str, port: int) -> list[str]:
-    """Every address `host` resolves to (getaddrinfo), in the resolver's order."""
+RESOLVE_TIMEOUT_S = 2.0
+# A few threads so that a slow DNS answer can be abandoned: getaddrinfo itself has no timeout.
+_RESOLVER_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="resolve")
+
+
+def _getaddrinfo(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     seen: list[str] = []
     for info in infos:
@@ -118,6 +124,14 @@ def system_resolver(host: str, port: int) -> list[str]:
         if addr not in seen:
             seen.append(addr)
     return seen
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to (getaddrinfo, bounded by RESOLVE_TIMEOUT_S), in order."""
+    try:
+        return _RESOLVER_POOL.submit(_getaddrinfo, host, port).result(timeout=RESOLVE_TIMEOUT_S)
+    except FutureTimeout:
+        raise OSError(f"no DNS answer within {RESOLVE_TIMEOUT_S}s") from None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,323 @@
+"""The bot registry: submitted bots (name, URL, games) in Redis, checked over safe outbound HTTP.
+
+Plain Python (no Flask): the bots blueprint and the tournament harness both use it.
+
+Redis layout, under the same configurable prefix as the games (`GameRepository.prefix`):
+- ``bot:<id>`` — a hash: ``id``, ``name``, ``url``, ``games`` (JSON list), ``author`` and
+  ``version`` (from the bot's own `GET /`), ``owner`` (SHA-256 of the owner key), ``secret``
+  (the signing secret, kept in clear because the harness must sign with it; never returned
+  after creation), ``status`` (``active`` | ``deleted``), ``created``, ``updated``, ``deleted``;
+- ``botname:<casefolded name>`` — the id holding that name (names are unique, case-insensitive;
+  a deleted bot keeps its name so past results stay unambiguous);
+- ``bots`` — a sorted set of every bot id by creation time (deleted ones included).
+Creation and renaming are single Lua scripts, so two submissions of one name cannot both win.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+from marshmallow import ValidationError
+
+from api import errors
+from bots.protocol import BotInfoSchema, FaultCode
+from games.registry import GAMES
+from harness.outbound import AddressPolicy, BotSession, OutboundError, Resolver, system_resolver
+
+PROBE_TIMEOUT_S = 5.0
+PUBLIC_FIELDS = ("id", "name", "url", "games", "author", "version", "status", "created", "updated", "deleted")
+
+# KEYS: bot hash, name key, index. ARGV: id, created score, then field/value pairs.
+_CREATE_LUA = """
+if redis.call('SETNX', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+return 1
+"""
+
+# KEYS: bot hash, old name key, new name key. ARGV: id, expected owner digest, then field/value pairs.
+# Returns -1 missing, -2 wrong owner, -3 deleted, 0 name taken, 1 done.
+_UPDATE_LUA = """
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return -1 end
+if owner ~= ARGV[2] then return -2 end
+if redis.call('HGET', KEYS[1], 'status') == 'deleted' then return -3 end
+if KEYS[2] ~= KEYS[3] then
+  if redis.call('SETNX', KEYS[3], ARGV[1]) == 0 then return 0 end
+  redis.call('DEL', KEYS[2])
+end
+if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+return 1
+"""
+
+
+class BotNotFound(errors.ServiceError):
+    """No bot with that id."""
+
+    status = 404
+    code = "bot_not_found"
+
+
+class DuplicateName(errors.ServiceError):
+    """Another bot (possibly a deleted one) already has that name."""
+
+    status = 409
+    code = "duplicate_name"
+
+
+class BotDeleted(errors.ServiceError):
+    """The bot was deleted; it can be read but not changed."""
+
+    status = 409
+    code = "bot_deleted"
+
+
+class BotCheckFailed(errors.ServiceError):
+    """The submitted URL or the bot behind it failed the submission checks."""
+
+    status = 422
+    code = "bot_check_failed"
+
+
+def owner_digest(key: str) -> str:
+    """The stored form of an owner key (hex SHA-256; keys carry 192 random bits, no salt needed)."""
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_bot_id() -> str:
+    """A fresh bot id: 64 random bits as 16 hex digits."""
+    return secrets.token_hex(8)
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    """One stored bot, every field (the secret included: for the harness, never for responses)."""
+
+    id: str
+    name: str
+    url: str
+    games: list[str]
+    author: str
+    version: str
+    status: str
+    created: float
+    updated: float
+    deleted: float | None
+    owner: str
+    secret: str
+
+    def public(self) -> dict[str, Any]:
+        """The fields anyone may read."""
+        return {name: getattr(self, name) for name in PUBLIC_FIELDS}
+
+
+@dataclass(frozen=True)
+class CreatedBot:
+    """What `create` hands back once: the record and the two secrets."""
+
+    bot: BotRecord
+    owner_key: str
+    secret: str
+
+
+# The outbound fault behind a failed probe -> the API error code a submitter sees.
+_PROBE_CODES: dict[str, str] = {
+    "invalid_url": "invalid_url",
+    FaultCode.FORBIDDEN_ADDRESS: "forbidden_address",
+    FaultCode.CONNECTION_ERROR: "bot_unreachable",
+    FaultCode.TIMEOUT: "bot_unreachable",
+    FaultCode.HTTP_STATUS: "bot_bad_response",
+    FaultCode.RESPONSE_TOO_LARGE: "bot_bad_response",
+    FaultCode.MALFORMED_BODY: "bot_bad_response",
+}
+
+
+class BotRegistry:
+    """Create, read, update and delete submitted bots; every write checks the bot first."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        prefix: str = "ta:",
+        policy: AddressPolicy | None = None,
+        resolver: Resolver = system_resolver,
+        probe_timeout_s: float = PROBE_TIMEOUT_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.policy = policy
+        self.resolver = resolver
+        self.probe_timeout_s = probe_timeout_s
+        self.clock = clock
+        self._create = client.register_script(_CREATE_LUA)
+        self._update = client.register_script(_UPDATE_LUA)
+
+    # -- keys -------------------------------------------------------------------------
+    def key_for(self, kind: str, ident: str = "") -> str:
+        """The Redis key of a bot (`kind` "bot"), a name claim ("name") or the index ("index")."""
+        if kind == "bot":
+            return f"{self.prefix}bot:{ident}"
+        if kind == "name":
+            return f"{self.prefix}botname:{ident.casefold()}"
+        if kind == "index":
+            return f"{self.prefix}bots"
+        raise ValueError(f"unknown key kind {kind!r}")
+
+    # -- checks -----------------------------------------------------------------------
+    def probe(self, url: str, games: list[str]) -> dict[str, Any]:
+        """Call the bot's `GET /` safely; return its info or raise BotCheckFailed with a precise code."""
+        unknown = sorted(set(games) - set(GAMES))
+        if unknown:
+            raise BotCheckFailed(f"unknown games {unknown}; known: {sorted(GAMES)}", code="unknown_game")
+        try:
+            with BotSession(url, policy=self.policy, resolver=self.resolver) as session:
+                body = session.get_json("/", timeout_s=self.probe_timeout_s)
+        except OutboundError as exc:
+            code = _PROBE_CODES.get(str(exc.code), "bot_unreachable")
+            raise BotCheckFailed(exc.message, code=code, details={"fault": str(exc.code)}) from None
+        try:
+            info = cast(dict[str, Any], BotInfoSchema().load(body))
+        except ValidationError as exc:
+            raise BotCheckFailed(
+                "the bot's GET / answer is not a valid bot info",
+                code="bot_bad_response",
+                details={"errors": exc.messages},
+            ) from None
+        missing = sorted(set(games) - set(info["games"]))
+        if missing:
+            raise BotCheckFailed(
+                f"the bot says it does not play {missing}",
+                code="game_not_played",
+                details={"claimed": games, "plays": info["games"]},
+            )
+        return info
+
+    # -- operations -------------------------------------------------------------------
+    def create(self, name: str, url: str, games: list[str]) -> CreatedBot:
+        """Check the bot, then store it; returns the owner key and signing secret (shown only now)."""
+        games = sorted(set(games))
+        if self.client.exists(self.key_for("name", name)):
+            raise DuplicateName(f"a bot named {name!r} already exists")
+        info = self.probe(url, games)
+        bot_id, owner_key, secret = new_bot_id(), secrets.token_urlsafe(24), secrets.token_urlsafe(32)
+        now = self.clock()
+        fields: dict[str, Any] = {
+            "id": bot_id,
+            "name": name,
+            "url": url.rstrip("/"),
+            "games": json.dumps(games),
+            "author": info["author"],
+            "version": info["version"],
+            "status": "active",
+            "created": repr(now),
+            "updated": repr(now),
+            "owner": owner_digest(owner_key),
+            "secret": secret,
+        }
+        flat = [item for pair in fields.items() for item in pair]
+        keys = [self.key_for("bot", bot_id), self.key_for("name", name), self.key_for("index")]
+        if not self._create(keys=keys, args=[bot_id, now, *flat]):
+            raise DuplicateName(f"a bot named {name!r} already exists")
+        return CreatedBot(self.record(bot_id), owner_key, secret)
+
+    def record(self, bot_id: str) -> BotRecord:
+        """The full stored record (secret included: internal use only)."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("bot", bot_id)))
+        if not raw:
+            raise BotNotFound(f"no bot {bot_id!r}")
+        text = {k.decode(): v.decode() for k, v in raw.items()}
+        return BotRecord(
+            id=text["id"],
+            name=text["name"],
+            url=text["url"],
+            games=json.loads(text["games"]),
+            author=text.get("author", ""),
+            version=text.get("version", ""),
+            status=text["status"],
+            created=float(text["created"]),
+            updated=float(text["updated"]),
+            deleted=float(text["deleted"]) if "deleted" in text else None,
+            owner=text["owner"],
+            secret=text["secret"],
+        )
+
+    def get(self, bot_id: str) -> dict[str, Any]:
+        """Public fields of one bot (deleted bots stay readable, marked deleted)."""
+        return self.record(bot_id).public()
+
+    def list_bots(self, game: str | None = None, include_deleted: bool = False) -> list[dict[str, Any]]:
+        """Public fields of every bot, oldest first; optionally only those playing `game`."""
+        ids = [i.decode() for i in cast(list[bytes], self.client.zrange(self.key_for("index"), 0, -1))]
+        pipe = self.client.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.exists(self.key_for("bot", bot_id))
+        present = pipe.execute()
+        out = []
+        for bot_id, exists in zip(ids, present, strict=True):
+            if not exists:
+                continue
+            bot = self.record(bot_id)
+            if (include_deleted or bot.status == "active") and (game is None or game in bot.games):
+                out.append(bot.public())
+        return out
+
+    def authorize(self, bot_id: str, owner_key: str | None) -> BotRecord:
+        """The bot if `owner_key` is its owner key; 401 without a key, 403 with another one."""
+        bot = self.record(bot_id)
+        if not owner_key:
+            raise errors.MissingToken("this operation needs the bot's owner key as a Bearer token")
+        if not hmac.compare_digest(bot.owner, owner_digest(owner_key)):
+            raise errors.InvalidToken("that is not this bot's owner key", code="not_owner")
+        return bot
+
+    def update(
+        self,
+        bot_id: str,
+        owner_key: str | None,
+        name: str | None = None,
+        url: str | None = None,
+        games: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Change name, URL and/or games (owner only); a new URL or game list is checked again."""
+        bot = self.authorize(bot_id, owner_key)
+        if bot.status == "deleted":
+            raise BotDeleted(f"bot {bot_id!r} was deleted")
+        new_name = bot.name if name is None else name
+        if new_name.casefold() != bot.name.casefold() and self.client.exists(self.key_for("name", new_name)):
+            raise DuplicateName(f"a bot named {new_name!r} already exists")
+        fields: dict[str, Any] = {"name": new_name, "updated": repr(self.clock())}
+        if url is not None or games is not None:
+            new_games = sorted(set(games)) if games is not None else bot.games
+            info = self.probe(url if url is not None else bot.url, new_games)
+            fields.update(games=json.dumps(new_games), author=info["author"], version=info["version"])
+            if url is not None:
+                fields["url"] = url.rstrip("/")
+        flat = [item for pair in fields.items() for item in pair]
+        keys = [self.key_for("bot", bot_id), self.key_for("name", bot.name), self.key_for("name", new_name)]
+        status = self._update(keys=keys, args=[bot_id, bot.owner, *flat])
+        if status == 0:
+            raise DuplicateName(f"a bot named {new_name!r} already exists")
+        if status == -3:
+            raise BotDeleted(f"bot {bot_id!r} was deleted")
+        if status < 0:
+            raise BotNotFound(f"no bot {bot_id!r}")
+        return self.get(bot_id)
+
+    def delete(self, bot_id: str, owner_key: str | None) -> dict[str, Any]:
+        """Mark the bot deleted (owner only); its record, name and past results stay. Idempotent."""
+        bot = self.authorize(bot_id, owner_key)
+        if bot.status != "deleted":
+            now = repr(self.clock())
+            self.client.hset(
+                self.key_for("bot", bot_id), mapping={"status": "deleted", "deleted": now, "updated": now}
+            )
+        return self.get(bot_id)

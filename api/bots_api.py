@@ -1,0 +1,267 @@
+"""The bots blueprint: submit, list, read, update and delete bots (HTTP around `BotRegistry`).
+
+Registered by the app factory through `register(api, app)` (see `api.app.EXTRA_BLUEPRINT_MODULES`).
+Tests may pass ``TRICKARENA_BOT_REGISTRY`` (a ready `BotRegistry`) in the app config; otherwise
+the registry shares the games repository's Redis client and key prefix, and the outbound address
+policy comes from ``TRICKARENA_ALLOWED_NETWORKS`` (app config first, then the environment; see
+`harness.outbound`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import Flask, Response, current_app, jsonify
+from flask_smorest import Api, Blueprint
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from api import errors
+from api.bot_registry import BotNotFound, BotRegistry
+from api.games_api import bearer_token
+from api.schemas import ErrorSchema
+from bots.protocol import register_protocol_schemas
+from harness.outbound import ALLOWED_NETWORKS_ENV, AddressPolicy
+
+blp = Blueprint("bots", __name__, description="Bots: submit an HTTP bot, list, read, update, delete.")
+
+F = TypeVar("F", bound=Callable[..., Any])
+BOT_ID_PATTERN = r"^[0-9a-f]{16}$"
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+OWNER_AUTH = [{"ownerKey": []}]
+ERROR_TEXT = {
+    401: "No owner key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
+    403: "Not this bot's owner key (code `not_owner`).",
+    404: "No such bot (code `bot_not_found`).",
+    409: "The name is taken (`duplicate_name`, deleted bots keep theirs) or the bot was deleted "
+    "(`bot_deleted`).",
+    413: "The request body is too large (code `body_too_large`).",
+    422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or the bot failed its check: "
+    "`invalid_url`, `forbidden_address` (the host is or resolves to a refused address), `bot_unreachable` "
+    "(connection refused, DNS failure or timeout), `bot_bad_response` (non-200, too large or not a valid "
+    "bot info), `game_not_played` (the bot's GET / does not list a claimed game), `unknown_game`.",
+}
+
+
+def documents_errors(*codes: int) -> Callable[[F], F]:
+    """Document the error responses an operation can return (all share the Error schema)."""
+
+    def decorate(func: F) -> F:
+        for code in codes:
+            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code])(func)
+        return func
+
+    return decorate
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+def _games_field(required: bool) -> fields.List:
+    return fields.List(
+        fields.String(validate=validate.Length(min=1, max=64)),
+        required=required,
+        validate=validate.Length(min=1, max=8),
+        metadata={"description": "Games the bot plays (its GET / must list each of them)."},
+    )
+
+
+def _name_field(required: bool) -> fields.String:
+    return fields.String(
+        required=required,
+        validate=validate.Regexp(NAME_PATTERN, error="1-64 letters, digits, '.', '_' or '-'"),
+        metadata={"description": "Unique (case-insensitive) display name."},
+    )
+
+
+def _url_field(required: bool) -> fields.String:
+    return fields.String(
+        required=required,
+        validate=validate.Length(min=8, max=2048),
+        metadata={"description": "Base URL of the bot (http/https); the platform calls GET / on it at once."},
+    )
+
+
+class CreateBotSchema(Schema):
+    """createBot request."""
+
+    class Meta:
+        name = "CreateBot"
+
+    name = _name_field(True)
+    url = _url_field(True)
+    games = _games_field(True)
+
+
+class UpdateBotSchema(Schema):
+    """updateBot request: any of name, url, games (a new url or games list is checked again)."""
+
+    class Meta:
+        name = "UpdateBot"
+
+    name = _name_field(False)
+    url = _url_field(False)
+    games = _games_field(False)
+
+    @validates_schema
+    def _something(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if not data:
+            raise ValidationError("give at least one of name, url, games")
+
+
+class BotSchema(Schema):
+    """A bot's public fields."""
+
+    class Meta:
+        name = "Bot"
+
+    id = fields.String(required=True, metadata={"pattern": BOT_ID_PATTERN})
+    name = fields.String(required=True)
+    url = fields.String(required=True)
+    games = fields.List(fields.String(), required=True)
+    author = fields.String(required=True, metadata={"description": "As the bot's GET / reported it."})
+    version = fields.String(required=True, metadata={"description": "As the bot's GET / reported it."})
+    status = fields.String(required=True, validate=validate.OneOf(["active", "deleted"]))
+    created = fields.Float(required=True, metadata={"description": "Unix time."})
+    updated = fields.Float(required=True, metadata={"description": "Unix time."})
+    deleted = fields.Float(required=True, allow_none=True, metadata={"description": "Unix time, or null."})
+
+
+class CreatedBotSchema(Schema):
+    """createBot answer: the bot, its owner key and its signing secret (both shown only now)."""
+
+    class Meta:
+        name = "CreatedBot"
+
+    bot = fields.Nested(BotSchema, required=True)
+    owner_key = fields.String(
+        required=True, metadata={"description": "Bearer key for updateBot/deleteBot and leagues. Shown once."}
+    )
+    secret = fields.String(
+        required=True,
+        metadata={"description": "HMAC key the platform signs every request to the bot with. Shown once."},
+    )
+
+
+class BotListSchema(Schema):
+    """listBots answer."""
+
+    class Meta:
+        name = "BotList"
+
+    bots = fields.List(fields.Nested(BotSchema), required=True)
+
+
+class ListBotsQuerySchema(Schema):
+    """listBots filters."""
+
+    class Meta:
+        name = "ListBotsQuery"
+
+    game = fields.String(validate=validate.Length(min=1, max=64), load_default=None)
+    include_deleted = fields.Boolean(load_default=False)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def registry() -> BotRegistry:
+    """The app's bot registry."""
+    return current_app.extensions["trickarena.bots"]  # type: ignore[no-any-return]
+
+
+def owner_key() -> str | None:
+    """The key of `Authorization: Bearer <owner key>`, None when absent; 401 when not Bearer."""
+    try:
+        return bearer_token()
+    except errors.MissingToken as exc:
+        raise errors.MissingToken("use 'Authorization: Bearer <owner key>'", code=exc.code) from None
+    except errors.InvalidToken:
+        raise errors.InvalidToken("that is not this bot's owner key", code="not_owner") from None
+
+
+# --------------------------------------------------------------------------- endpoints
+
+
+@blp.route("/bots", methods=["POST"])
+@blp.doc(operationId="createBot", tags=["bots"], summary="Submit an HTTP bot")
+@blp.arguments(CreateBotSchema)
+@blp.response(201, CreatedBotSchema, headers={"Location": {"schema": {"type": "string"}}})
+@documents_errors(409, 413, 422)
+def create_bot(body: dict[str, Any]) -> Response:
+    """Call the bot's GET / safely; if it answers well, store it and return its id, owner key and secret."""
+    created = registry().create(body["name"], body["url"], body["games"])
+    response = jsonify(
+        {"bot": created.bot.public(), "owner_key": created.owner_key, "secret": created.secret}
+    )
+    response.status_code = 201
+    response.headers["Location"] = f"/bots/{created.bot.id}"
+    return response
+
+
+@blp.route("/bots", methods=["GET"])
+@blp.doc(operationId="listBots", tags=["bots"], summary="Submitted bots (public fields)")
+@blp.arguments(ListBotsQuerySchema, location="query")
+@blp.response(200, BotListSchema)
+@documents_errors(422)
+def list_bots(query: dict[str, Any]) -> Response:
+    """Every active bot (optionally deleted ones too), optionally only those playing `game`."""
+    return jsonify({"bots": registry().list_bots(query["game"], query["include_deleted"])})
+
+
+@blp.route("/bots/<string:bot_id>", methods=["GET"])
+@blp.doc(operationId="getBot", tags=["bots"], summary="One bot (public fields)")
+@blp.response(200, BotSchema)
+@documents_errors(404)
+def get_bot(bot_id: str) -> Response:
+    """A bot's public fields; a deleted bot stays readable with status `deleted`."""
+    return jsonify(registry().get(_valid(bot_id)))
+
+
+@blp.route("/bots/<string:bot_id>", methods=["PATCH"])
+@blp.doc(operationId="updateBot", tags=["bots"], summary="Change a bot (owner key)", security=OWNER_AUTH)
+@blp.arguments(UpdateBotSchema)
+@blp.response(200, BotSchema)
+@documents_errors(401, 403, 404, 409, 413, 422)
+def update_bot(body: dict[str, Any], bot_id: str) -> Response:
+    """Rename, move or change the games of a bot; a new URL or game list is checked like at creation."""
+    bot = registry().update(_valid(bot_id), owner_key(), body.get("name"), body.get("url"), body.get("games"))
+    return jsonify(bot)
+
+
+@blp.route("/bots/<string:bot_id>", methods=["DELETE"])
+@blp.doc(operationId="deleteBot", tags=["bots"], summary="Retire a bot (owner key)", security=OWNER_AUTH)
+@blp.response(200, BotSchema)
+@documents_errors(401, 403, 404)
+def delete_bot(bot_id: str) -> Response:
+    """Mark the bot deleted: it plays no more, its record and past results stay."""
+    return jsonify(registry().delete(_valid(bot_id), owner_key()))
+
+
+def _valid(bot_id: str) -> str:
+    # A malformed id can name no bot: answer 404 without touching Redis.
+    if len(bot_id) != 16 or any(c not in "0123456789abcdef" for c in bot_id):
+        raise BotNotFound(f"no bot {bot_id!r}")
+    return bot_id
+
+
+def register(api: Api, app: Flask) -> None:
+    """Hook for the app factory: the registry, the protocol schemas, the owner-key scheme, the blueprint."""
+    if "TRICKARENA_BOT_REGISTRY" in app.config:
+        bots = app.config["TRICKARENA_BOT_REGISTRY"]
+    else:
+        repository = app.extensions["trickarena.service"].repository
+        environ = dict(os.environ)
+        if "TRICKARENA_ALLOWED_NETWORKS" in app.config:
+            environ[ALLOWED_NETWORKS_ENV] = app.config["TRICKARENA_ALLOWED_NETWORKS"]
+        policy = AddressPolicy.from_env(environ)
+        bots = BotRegistry(repository.client, prefix=repository.prefix, policy=policy)
+    app.extensions["trickarena.bots"] = bots
+    register_protocol_schemas(api.spec)
+    api.spec.components.security_scheme(
+        "ownerKey",
+        {"type": "http", "scheme": "bearer", "description": "The secret owner key createBot returned."},
+    )
+    api.spec.tag({"name": "bots", "description": "Bots: submit an HTTP bot, list, read, update, delete."})
+    api.register_blueprint(blp)
