@@ -1,0 +1,129 @@
+"""Property tests over random Tricky Teams games for 3, 4, 5 and 6 players (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.tricky_teams import GAME
+from games.tricky_teams.cards import RANK, coin_values, sort_hand
+
+SEATS = st.sampled_from([3, 4, 5, 6])
+SEEDS = st.integers(min_value=0, max_value=2**32)
+PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def cards_in_play(state: dict[str, Any]) -> Counter[str]:
+    """Every card of the current raid wherever it is: hands, trick, loot being handed out, piles, cooks."""
+    cards: Counter[str] = Counter()
+    for seat in range(state["seats"]):
+        cards.update(state["hands"][seat])
+        cards.update(state["loot"][seat])
+        cards.update(state["cooks"][seat])
+    cards.update(play["card"] for play in state["trick"])
+    pending = state["pending"]
+    if pending is not None:
+        cards.update(pending["cards"])
+        cards.update(card for _, card in pending["own"])
+    return cards
+
+
+def play_out(seats: int, seed: int, raids: int = 2) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A random game, checking conservation, move availability and per-raid coins along the way."""
+    rng = random.Random(seed)
+    state = GAME.new_game(seats, {"raids": raids}, seed=seed)
+    coins = coin_values(state["header"]["options"]["coins"])
+    dealt = cards_in_play(state)
+    snapshots = []
+    while not GAME.is_over(state):
+        assert cards_in_play(state) == dealt
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        assert moves, "a legal move exists until the game ends"
+        assert all(GAME.legal_moves(state, other) == [] for other in range(seats) if other != seat)
+        if rng.random() < 0.05:
+            snapshots.append(json.loads(json.dumps(state)))
+        raid = state["raid"]
+        GAME.apply(state, seat, moves[rng.randrange(len(moves))])
+        if state["raid"] != raid or GAME.is_over(state):
+            assert sum(state["coins"][raid - 1]) == sum(coins[card] for card in dealt.elements())
+            dealt = cards_in_play(state)
+    assert GAME.to_move(state) == []
+    return state, snapshots
+
+
+@PROPERTY_SETTINGS
+@given(seats=SEATS, seed=SEEDS)
+def test_cards_conserved_moves_exist_and_raid_coins_add_up(seats: int, seed: int) -> None:
+    """Cards are conserved, a legal move exists until the end, each raid hands out the dealt coins."""
+    state, _ = play_out(seats, seed)
+    assert len(state["coins"]) == 2
+
+
+@PROPERTY_SETTINGS
+@given(seats=SEATS, seed=SEEDS)
+def test_replay_and_json_round_trip_reproduce_the_state(seats: int, seed: int) -> None:
+    """Replaying the action list rebuilds the final state; the state survives JSON unchanged."""
+    state, snapshots = play_out(seats, seed, raids=1)
+    assert GAME.replay(state["header"], state["actions"]) == state
+    assert json.loads(json.dumps(state)) == state
+    for snapshot in snapshots:
+        assert GAME.replay(snapshot["header"], snapshot["actions"]) == snapshot
+
+
+@PROPERTY_SETTINGS
+@given(seats=SEATS, seed=SEEDS)
+def test_every_listed_move_applies(seats: int, seed: int) -> None:
+    """Every move legal_moves lists is accepted by apply (checked on copies along a random game)."""
+    rng = random.Random(seed)
+    state = GAME.new_game(seats, {"raids": 1}, seed=seed)
+    while not GAME.is_over(state):
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        text = json.dumps(state)
+        for move in moves:
+            GAME.apply(json.loads(text), seat, move)
+        GAME.apply(state, seat, moves[rng.randrange(len(moves))])
+
+
+def hide_and_shuffle(state: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+    """A copy where every card hidden from `seat` is shuffled among the hidden places.
+
+    Hidden: non-8 cards in other hands and other seats' face-down cards in the current trick.
+    """
+    other = json.loads(json.dumps(state))
+    slots: list[tuple[list[Any], int | str]] = []
+    for s, hand in enumerate(other["hands"]):
+        if s != seat:
+            slots += [(hand, i) for i, card in enumerate(hand) if RANK[card] != 8]
+    slots += [(play, "card") for play in other["trick"] if play["face_down"] and play["seat"] != seat]
+    cards = [container[key] for container, key in slots]  # type: ignore[index]
+    rng.shuffle(cards)
+    for (container, key), card in zip(slots, cards, strict=True):
+        container[key] = card  # type: ignore[index]
+    other["hands"] = [sort_hand(hand) for hand in other["hands"]]
+    return other
+
+
+@PROPERTY_SETTINGS
+@given(seats=SEATS, seed=SEEDS)
+def test_view_does_not_change_when_only_hidden_cards_change(seats: int, seed: int) -> None:
+    """A seat's view is the same whatever the cards hidden from it are; spectators see no hand."""
+    rng = random.Random(seed)
+    state = GAME.new_game(seats, {"raids": 1}, seed=seed)
+    while not GAME.is_over(state):
+        if rng.random() < 0.3:
+            for seat in range(seats):
+                assert GAME.view(hide_and_shuffle(state, seat, rng), seat) == GAME.view(state, seat)
+            spectator = GAME.view(state, None)
+            assert spectator["hand"] is None and spectator["legal_moves"] == []
+            assert all("loot" not in p for p in spectator["players"])
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        GAME.apply(state, seat, moves[rng.randrange(len(moves))])
+    assert GAME.view(state, None)["result"] == GAME.result(state)
