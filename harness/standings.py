@@ -34,9 +34,7 @@ def _interval(ci: tuple[float, float] | None) -> list[float] | None:
     return [ci[0], ci[1]] if ci is not None else None
 
 
-def fault_table(
-    results: Sequence[Mapping[str, Any]], entrants: Sequence[str]
-) -> dict[str, dict[str, Any]]:
+def fault_table(results: Sequence[Mapping[str, Any]], entrants: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Per entrant: total faults, faults by code, and matches left unrated for it."""
     table: dict[str, dict[str, Any]] = {
         e: {"total": 0, "by_code": {}, "unrated_matches": 0} for e in entrants
@@ -175,8 +173,13 @@ def compute_standings(
         if cooperative:
             row["threshold_rate"] = reached[e] / len(values) if values else None
         rows.append(row)
-    rows.sort(key=lambda r: (-(r["mean_score"] if r["mean_score"] is not None else float("-inf")),
-                             -r["rating"]["ordinal"], r["entrant"]))
+    rows.sort(
+        key=lambda r: (
+            -(r["mean_score"] if r["mean_score"] is not None else float("-inf")),
+            -r["rating"]["ordinal"],
+            r["entrant"],
+        )
+    )
     for row in rows:
         mine = row["score_ci"]
         row["not_separated_from"] = [

@@ -16,10 +16,16 @@ from harness.standings import compute_standings, ratings_from_standings
 def _res(index: int, deal: int, seats: str, scores: list[int], **extra: Any) -> dict[str, Any]:
     top = max(scores)
     out: dict[str, Any] = {
-        "index": index, "deal": deal, "table": 0, "rotation": 0,
-        "seats": list(seats), "scores": scores,
+        "index": index,
+        "deal": deal,
+        "table": 0,
+        "rotation": 0,
+        "seats": list(seats),
+        "scores": scores,
         "winners": [s for s, v in enumerate(scores) if v == top],
-        "faults": [0] * len(seats), "fault_codes": [{} for _ in seats], "unrated": [],
+        "faults": [0] * len(seats),
+        "fault_codes": [{} for _ in seats],
+        "unrated": [],
     }
     out.update(extra)
     return out
@@ -80,12 +86,25 @@ def test_head_to_head_matrix() -> None:
 
 def test_fault_counts_and_unrated_matches() -> None:
     """Rule: faults are summed per entrant and by code; unrated seats are counted per match."""
-    results = [*COMPETITIVE, _res(4, 2, "ABC", [1, 2, 3], faults=[0, 9, 0],
-                                  fault_codes=[{}, {"http_status": 5, "illegal_move": 4}, {}], unrated=[1])]
+    results = [
+        *COMPETITIVE,
+        _res(
+            4,
+            2,
+            "ABC",
+            [1, 2, 3],
+            faults=[0, 9, 0],
+            fault_codes=[{}, {"http_status": 5, "illegal_move": 4}, {}],
+            unrated=[1],
+        ),
+    ]
     doc = compute_standings(results, ["A", "B", "C"], cooperative=False, seed=1)
     assert doc["faults"]["C"] == {"total": 2, "by_code": {"timeout": 2}, "unrated_matches": 0}
-    assert doc["faults"]["B"] == {"total": 9, "by_code": {"http_status": 5, "illegal_move": 4},
-                                  "unrated_matches": 1}
+    assert doc["faults"]["B"] == {
+        "total": 9,
+        "by_code": {"http_status": 5, "illegal_move": 4},
+        "unrated_matches": 1,
+    }
     assert _row(doc, "B")["unrated_matches"] == 1
 
 

@@ -1,0 +1,79 @@
+"""The harness side of the bot protocol: one reusable, pinned, signed session per bot.
+
+Every failure is turned into a fault code (`bots.protocol.FaultCode`) instead of an exception,
+so the match runner can play a fallback move and carry on. The outbound rules (http/https only,
+pinned DNS, address policy, no redirects, bounded size and time) live in `harness.outbound`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from bots.policy import move_key
+from bots.protocol import FaultCode
+from harness.outbound import AddressPolicy, BotSession, OutboundError
+
+NOTIFY_TIMEOUT_S = 2.0  # /start and /end answers are ignored; don't wait long for them
+
+
+@dataclass
+class MoveAnswer:
+    """What came of asking a bot for a move: the move, or the fault that replaces it."""
+
+    move: dict[str, Any] | None
+    fault: str | None
+    elapsed_s: float
+
+
+class BotClient:
+    """Calls one bot; keeps its connection pool for the whole match."""
+
+    def __init__(self, url: str, secret: str | None, policy: AddressPolicy | None = None) -> None:
+        self.url = url
+        self._session: BotSession | None = None
+        self._setup_fault: str | None = None
+        try:
+            self._session = BotSession(url, secret=secret, policy=policy)
+        except OutboundError as exc:
+            # A bot whose URL can no longer be used faults on every call, with this code.
+            self._setup_fault = str(exc.code) if exc.code in set(FaultCode) else FaultCode.CONNECTION_ERROR
+
+    def close(self) -> None:
+        """Release the pooled connections."""
+        if self._session is not None:
+            self._session.close()
+
+    def notify(self, path: str, message: dict[str, Any], timeout_s: float = NOTIFY_TIMEOUT_S) -> float:
+        """POST /start or /end; the answer (and any failure) is ignored; returns the seconds spent."""
+        if self._session is None:
+            return 0.0
+        start = time.monotonic()
+        try:
+            self._session.request("POST", path, message, timeout_s)
+        except OutboundError:
+            pass
+        return time.monotonic() - start
+
+    def move(
+        self, message: dict[str, Any], legal_moves: list[dict[str, Any]], timeout_s: float
+    ) -> MoveAnswer:
+        """POST /move and check the answer is one of `legal_moves`; faults are returned, not raised."""
+        start = time.monotonic()
+        if self._session is None:
+            return MoveAnswer(None, self._setup_fault, 0.0)
+        try:
+            response = self._session.request("POST", "/move", message, timeout_s)
+            body = response.json()
+        except OutboundError as exc:
+            return MoveAnswer(None, str(exc.code), time.monotonic() - start)
+        elapsed = time.monotonic() - start
+        if not isinstance(body, dict) or not isinstance(body.get("move"), dict):
+            return MoveAnswer(None, FaultCode.MALFORMED_BODY.value, elapsed)
+        move = body["move"]
+        wanted = move_key(move)
+        for legal in legal_moves:
+            if move_key(legal) == wanted:
+                return MoveAnswer(legal, None, elapsed)
+        return MoveAnswer(None, FaultCode.ILLEGAL_MOVE.value, elapsed)

@@ -1,0 +1,308 @@
+"""The `trickarena` command: workers, tournaments, bots, and `run` (the platform demo).
+
+    trickarena worker [--queue Q] [--burst]            an RQ worker with the scheduler
+    trickarena tournament run --game G --seats N --entrant ID ... [--workers K]
+    trickarena tournament show ID
+    trickarena bot add --name N --url U --game G ...   register a bot in the harness directory
+    trickarena run                                     the platform demo (harness.demo)
+
+Every command reads REDIS_URL, TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime
+from typing import Any
+
+ENV_DEFAULTS = {
+    "REDIS_URL": "redis://127.0.0.1:6379/0",
+    "TRICKARENA_KEY_PREFIX": "ta:",
+    "TRICKARENA_QUEUE": "trickarena",
+}
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--redis-url", default=None, help="Redis URL (default $REDIS_URL)")
+    parser.add_argument("--prefix", default=None, help="key prefix (default $TRICKARENA_KEY_PREFIX or ta:)")
+    parser.add_argument(
+        "--queue", default=None, help="RQ queue name (default $TRICKARENA_QUEUE or trickarena)"
+    )
+
+
+def _apply_env(args: argparse.Namespace) -> None:
+    # Jobs build their context from the environment, so options are exported before anything runs.
+    for option, var in (
+        ("redis_url", "REDIS_URL"),
+        ("prefix", "TRICKARENA_KEY_PREFIX"),
+        ("queue", "TRICKARENA_QUEUE"),
+    ):
+        value = getattr(args, option, None)
+        if value:
+            os.environ[var] = value
+        os.environ.setdefault(var, ENV_DEFAULTS[var])
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Run an RQ worker (with the scheduler unless --no-scheduler) on the harness queue."""
+    _apply_env(args)
+    os.environ["TRICKARENA_HEARTBEAT_GRACE"] = str(args.heartbeat_grace)
+    import redis
+
+    from harness.jobs import HarnessWorker
+
+    HarnessWorker.heartbeat_grace_s = args.heartbeat_grace
+    connection = redis.Redis.from_url(os.environ["REDIS_URL"])
+    worker = HarnessWorker(
+        [os.environ["TRICKARENA_QUEUE"]],
+        connection=connection,
+        maintenance_interval=args.maintenance_interval,
+        job_monitoring_interval=args.monitor_interval,
+        worker_ttl=max(30, args.maintenance_interval + 16),
+    )
+    worker.work(with_scheduler=not args.no_scheduler, burst=args.burst, logging_level=args.log_level)
+    return 0
+
+
+def _context() -> Any:
+    from harness.runner import HarnessContext
+
+    return HarnessContext.from_env()
+
+
+def _standings_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
+    from rich.table import Table
+
+    coop = doc.get("cooperative")
+    table = Table(title="Standings" + (" (final)" if doc.get("final") else " (live)"))
+    for col in ("#", "bot", "games", "wins", "mean", "95% CI", "mu", "sigma", "ordinal", "faults"):
+        table.add_column(col, justify="right" if col not in ("bot",) else "left")
+    if coop:
+        table.add_column("threshold", justify="right")
+    for row in doc["rows"]:
+        ci = row["score_ci"]
+        cells = [
+            str(row["rank"]),
+            names.get(row["entrant"], row["entrant"]) + ("" if row["separated"] else " ~"),
+            str(row["games"]),
+            f"{row['wins']} ({row['shared_wins']} shared)",
+            f"{row['mean_score']:.2f}" if row["mean_score"] is not None else "-",
+            f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-",
+            f"{row['rating']['mu']:.2f}",
+            f"{row['rating']['sigma']:.2f}",
+            f"{row['rating']['ordinal']:.2f}",
+            str(row["faults"]),
+        ]
+        if coop:
+            rate = row.get("threshold_rate")
+            cells.append(f"{rate:.0%}" if rate is not None else "-")
+        table.add_row(*cells)
+    table.caption = "~ : interval overlaps another's (not yet separated)"
+    return table
+
+
+def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
+    out = {}
+    for bot_id in ids:
+        record = ctx.store.bot(bot_id)
+        out[bot_id] = f"{record.name} ({bot_id[:6]})" if record else bot_id
+    return out
+
+
+def _spawn_workers(count: int) -> list[subprocess.Popen[bytes]]:
+    return [
+        subprocess.Popen(
+            [sys.executable, "-m", "harness.cli", "worker", "--log-level", "WARNING"],
+            env=dict(os.environ),
+            start_new_session=True,
+        )
+        for _ in range(count)
+    ]
+
+
+def follow(ctx: Any, tid: str, poll_s: float = 0.5, timeout_s: float | None = None) -> dict[str, Any]:
+    """Show a progress bar and a live standings table until the tournament ends; the final record."""
+    from rich.console import Group
+    from rich.live import Live
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harness.tournaments import get_standings, get_tournament
+
+    info = get_tournament(ctx, tid)
+    names = _names(ctx, info["entrants"])
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+    )
+    task = progress.add_task(f"{info['game']} {tid}", total=info["progress"]["total"])
+    started = time.monotonic()
+    with Live(Group(progress), refresh_per_second=4) as live:
+        while True:
+            info = get_tournament(ctx, tid)
+            progress.update(task, completed=info["progress"]["completed"])
+            doc = get_standings(ctx, tid)
+            live.update(Group(progress, _standings_table(doc, names)))
+            if info["status"] in ("finished", "cancelled"):
+                return info
+            if timeout_s is not None and time.monotonic() - started > timeout_s:
+                return info
+            time.sleep(poll_s)
+
+
+def cmd_tournament_run(args: argparse.Namespace) -> int:
+    """Create a tournament and follow it to the end."""
+    _apply_env(args)
+    from api.errors import ServiceError
+    from harness.tournaments import create_tournament
+
+    ctx = _context()
+    start_at = datetime.fromisoformat(args.start_at) if args.start_at else None
+    try:
+        info = create_tournament(
+            ctx,
+            args.game,
+            args.seats,
+            args.entrant,
+            deals=args.deals,
+            deadline_ms=args.deadline_ms,
+            time_bank_ms=args.time_bank_ms,
+            seed=args.seed,
+            start_at=start_at,
+            max_tables=args.max_tables,
+        )
+    except ServiceError as exc:
+        print(json.dumps(exc.to_dict()), file=sys.stderr)
+        return 2
+    workers = _spawn_workers(args.workers)
+    try:
+        final = follow(ctx, info["tournament_id"], timeout_s=args.timeout)
+    finally:
+        for proc in workers:
+            proc.send_signal(signal.SIGTERM)
+        for proc in workers:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    print(json.dumps({"tournament_id": final["tournament_id"], "status": final["status"]}))
+    return 0 if final["status"] == "finished" else 1
+
+
+def cmd_tournament_show(args: argparse.Namespace) -> int:
+    """Print a tournament's status and standings."""
+    _apply_env(args)
+    from rich.console import Console
+
+    from api.errors import ServiceError
+    from harness.tournaments import get_standings, get_tournament
+
+    ctx = _context()
+    try:
+        info = get_tournament(ctx, args.tournament_id)
+    except ServiceError as exc:
+        print(json.dumps(exc.to_dict()), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"tournament": info, "standings": get_standings(ctx, args.tournament_id)}))
+        return 0
+    console = Console()
+    p = info["progress"]
+    console.print(
+        f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}, "
+        f"{p['completed']}/{p['total']} matches"
+    )
+    console.print(_standings_table(get_standings(ctx, args.tournament_id), _names(ctx, info["entrants"])))
+    return 0
+
+
+def cmd_bot_add(args: argparse.Namespace) -> int:
+    """Register a bot in the harness directory; prints its id, owner key and secret once."""
+    _apply_env(args)
+    ctx = _context()
+    record, owner_key = ctx.store.register_bot(args.name, args.url, args.game, secret=args.secret)
+    print(json.dumps({"bot_id": record.bot_id, "owner_key": owner_key, "secret": record.secret}))
+    return 0
+
+
+def cmd_run(argv: list[str]) -> int:
+    """The platform demo (`make run`): everything after `run` goes to harness.demo."""
+    from harness import demo
+
+    result: Any = demo.main(argv)
+    return int(result or 0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `trickarena`."""
+    parser = argparse.ArgumentParser(prog="trickarena", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    worker = sub.add_parser("worker", help="run an RQ worker with the scheduler")
+    _common(worker)
+    worker.add_argument("--burst", action="store_true", help="quit when the queue is empty")
+    worker.add_argument("--no-scheduler", action="store_true")
+    worker.add_argument(
+        "--heartbeat-grace",
+        type=int,
+        default=int(os.environ.get("TRICKARENA_HEARTBEAT_GRACE", 60)),
+        help="seconds after a missed heartbeat before a job counts as abandoned",
+    )
+    worker.add_argument(
+        "--maintenance-interval", type=int, default=30, help="seconds between checks for abandoned jobs"
+    )
+    worker.add_argument("--monitor-interval", type=int, default=10, help="seconds between job heartbeats")
+    worker.add_argument("--log-level", default="INFO")
+    worker.set_defaults(func=cmd_worker)
+
+    tournament = sub.add_parser("tournament", help="create, follow and show tournaments")
+    tsub = tournament.add_subparsers(dest="tcommand", required=True)
+    run = tsub.add_parser("run", help="create a tournament and follow it")
+    _common(run)
+    run.add_argument("--game", required=True)
+    run.add_argument("--seats", type=int, required=True)
+    run.add_argument("--entrant", action="append", required=True, help="bot id (repeat)")
+    run.add_argument("--deals", type=int, default=2)
+    run.add_argument("--deadline-ms", type=int, default=1000)
+    run.add_argument("--time-bank-ms", type=int, default=5000)
+    run.add_argument("--seed", type=int, default=None)
+    run.add_argument("--start-at", default=None, help="ISO time to start (default now)")
+    run.add_argument("--max-tables", type=int, default=60)
+    run.add_argument("--workers", type=int, default=0, help="also run this many workers while following")
+    run.add_argument("--timeout", type=float, default=None, help="stop following after this many seconds")
+    run.set_defaults(func=cmd_tournament_run)
+    show = tsub.add_parser("show", help="show a tournament's standings")
+    _common(show)
+    show.add_argument("tournament_id")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_tournament_show)
+
+    bot = sub.add_parser("bot", help="the harness's bot directory")
+    bsub = bot.add_subparsers(dest="bcommand", required=True)
+    add = bsub.add_parser("add", help="register a bot")
+    _common(add)
+    add.add_argument("--name", required=True)
+    add.add_argument("--url", required=True)
+    add.add_argument("--game", action="append", required=True)
+    add.add_argument("--secret", default=None)
+    add.set_defaults(func=cmd_bot_add)
+
+    sub.add_parser("run", help="the platform demo (options are harness.demo's)", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `trickarena` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["run"]:
+        return cmd_run(argv[1:])
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""RQ jobs (ids only) and the worker class that runs them.
+
+- `run_match_job(tid, index)` — one match; retried by RQ (`Retry`) when the worker dies or the
+  job raises; the runner resumes from the game saved in Redis and records the result once.
+- `start_tournament_job(tid)` — queues every match (used for tournaments that start later).
+- `league_round_job(lid, n)` — one league round (idempotent round key) and the next one's
+  scheduling with RQ's scheduler (`enqueue_at`).
+
+`HarnessWorker` is RQ's forking `Worker` with two knobs the defaults make too slow for
+recovering killed workers: the grace added to the job heartbeat (RQ hard-codes 60 s, so an
+abandoned job is only noticed a minute after its worker died) and the maintenance interval
+(RQ: 10 minutes) at which abandoned jobs are found and retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from rq import Queue, Retry
+from rq.job import Job
+from rq.worker import Worker
+
+from harness.runner import HarnessContext, run_match
+
+log = logging.getLogger("trickarena.harness")
+
+JOB_TIMEOUT_S = 3600
+MATCH_RETRIES = 5
+RESULT_TTL_S = 3600
+
+
+@lru_cache(maxsize=1)
+def _context() -> HarnessContext:
+    # One per worker process (and per forked work-horse: the pool is recreated lazily after fork).
+    return HarnessContext.from_env()
+
+
+class MatchBusy(RuntimeError):
+    """Another runner still holds the match's lease; raising makes RQ retry the job later."""
+
+
+def run_match_job(tid: str, index: int) -> dict[str, Any]:
+    """RQ job: play or resume one match, then finish the tournament if it was the last."""
+    from harness.tournaments import finalize_if_complete
+
+    ctx = _context()
+    outcome = run_match(ctx, tid, int(index))
+    if outcome.status == "busy":
+        raise MatchBusy(f"match {tid}:{index} is held by another runner")
+    finalize_if_complete(ctx, tid)
+    return {"status": outcome.status, "completed": outcome.completed}
+
+
+def start_tournament_job(tid: str) -> int:
+    """RQ job: queue every match of a tournament scheduled for later."""
+    ctx = _context()
+    record = ctx.store.tournament(tid)
+    if record is None or record["status"] != "scheduled":
+        return 0
+    enqueue_matches(ctx, tid, range(record["total"]))
+    return int(record["total"])
+
+
+def league_round_job(lid: str, round_no: int) -> str | None:
+    """RQ job: run league round `round_no` (once) and schedule the next."""
+    from harness.tournaments import run_league_round
+
+    return run_league_round(_context(), lid, int(round_no))
+
+
+def job_id(ctx: HarnessContext, *parts: object) -> str:
+    """A deterministic RQ job id (RQ allows letters, digits, '_' and '-') scoped by the key prefix."""
+    raw = "_".join(["ta", ctx.store.prefix, *(str(p) for p in parts)])
+    return re.sub(r"[^A-Za-z0-9_-]", "-", raw)
+
+
+def queue_for(ctx: HarnessContext) -> Queue:
+    """The harness's RQ queue on the context's Redis."""
+    return Queue(ctx.queue_name, connection=ctx.store.client)
+
+
+def enqueue_matches(ctx: HarnessContext, tid: str, indices: Iterable[int]) -> list[str]:
+    """Queue one job per match (deterministic job ids; safe to call twice: runs are idempotent)."""
+    queue = queue_for(ctx)
+    specs = [
+        Queue.prepare_data(
+            "harness.jobs.run_match_job",
+            args=(tid, i),
+            job_id=job_id(ctx, tid, i),
+            timeout=JOB_TIMEOUT_S,
+            result_ttl=RESULT_TTL_S,
+            failure_ttl=7 * 86400,
+            # Immediate retries: a retried match waits for the dead runner's lease itself.
+            retry=Retry(max=MATCH_RETRIES),
+        )
+        for i in indices
+    ]
+    jobs: list[Job] = []
+    for start in range(0, len(specs), 500):
+        jobs += queue.enqueue_many(specs[start : start + 500])
+    return [j.id for j in jobs]
+
+
+def schedule_start(ctx: HarnessContext, tid: str, when: datetime) -> str:
+    """Queue the tournament's start at `when` (RQ scheduler)."""
+    job = queue_for(ctx).enqueue_at(
+        when, "harness.jobs.start_tournament_job", tid, job_id=job_id(ctx, "start", tid)
+    )
+    return str(job.id)
+
+
+def schedule_league_round(ctx: HarnessContext, lid: str, round_no: int, when: datetime) -> str:
+    """Queue league round `round_no` at `when`; the deterministic job id keeps one job per round."""
+    job = queue_for(ctx).enqueue_at(
+        when,
+        "harness.jobs.league_round_job",
+        lid,
+        round_no,
+        job_id=job_id(ctx, "league", lid, round_no),
+        retry=Retry(max=3, interval=[1, 5, 30]),
+    )
+    return str(job.id)
+
+
+class HarnessWorker(Worker):
+    """RQ's forking worker with a configurable heartbeat grace (abandoned jobs found sooner)."""
+
+    heartbeat_grace_s = int(os.environ.get("TRICKARENA_HEARTBEAT_GRACE", "60"))
+
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        """The job's heartbeat TTL: monitoring interval (bounded by the job timeout) plus the grace."""
+        if job.timeout and job.timeout > 0:
+            remaining = job.timeout - working_time
+            return int(min(remaining, self.job_monitoring_interval)) + self.heartbeat_grace_s
+        return int(self.job_monitoring_interval) + self.heartbeat_grace_s
+
+    @property
+    def dequeue_timeout(self) -> int:
+        """Wake up from a blocking dequeue at least once per maintenance interval."""
+        return max(1, min(int(self.worker_ttl) - 15, int(self.maintenance_interval)))

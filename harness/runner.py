@@ -1,0 +1,352 @@
+"""The match runner: plays one scheduled match through the games service, asking bots over HTTP.
+
+Fault-proofing, in the order a match goes:
+
+- **One runner per match.** A lease (`HarnessStore.acquire_lease`, renewed before every bot
+  call) keeps a retried job from playing alongside a runner that is still alive; a retried job
+  waits for a dead runner's lease to expire, then continues.
+- **The game in Redis is the checkpoint.** The game is created through `api.service.GameService`
+  (so it is visible live through the games API) and its id recorded with HSETNX; a resumed run
+  reloads it and goes on from the last applied move.
+- **Write-ahead record.** Before each move is applied, the runner stores ``wal``: the game
+  version the move applies to, the move, the fault that replaced the bot's answer (if any) and
+  the per-seat fault counters / time banks *after* this move. On resume, a WAL whose version is
+  still the game's version is re-applied as-is (the bot is not asked twice, no fault is counted
+  twice); an older one is simply the accounting up to now.
+- **Faults** (timeout, connection error, non-200, oversize, malformed body, illegal move) are
+  replaced by a fallback move drawn from the legal moves with a RNG seeded by the match seed
+  and the game version (deterministic), and told to the bot on its next request. Once a bot
+  passes the fault threshold it is marked unrated for the match and no longer called in it
+  (its remaining moves are fallbacks), so a hanging bot can't stall the tournament.
+- **Exactly once.** The result is written with a Lua HSETNX that also counts completions.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from api.repository import GameRepository, StaleWrite
+from api.service import GameService
+from bots.protocol import MoveStatus
+from games.base import Game
+from games.registry import get_game
+from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient
+from harness.outbound import AddressPolicy
+from harness.scheduling import derive_seed
+from harness.store import HarnessStore
+
+log = logging.getLogger("trickarena.harness")
+
+COOPERATIVE_GAMES = frozenset({"trick-n-trouble"})
+LEASE_MARGIN_MS = 5000
+
+
+def is_cooperative(game: str) -> bool:
+    """True for games whose seats play as one team (cross-play standings)."""
+    return game in COOPERATIVE_GAMES
+
+
+@dataclass
+class HarnessContext:
+    """Everything a job needs, built once per worker process from the environment."""
+
+    store: HarnessStore
+    service: GameService
+    policy: AddressPolicy | None = None
+    queue_name: str = "trickarena"
+    redis_url: str = ""
+
+    @classmethod
+    def from_env(cls) -> HarnessContext:
+        """REDIS_URL, TRICKARENA_KEY_PREFIX, TRICKARENA_QUEUE (the same variables as the API)."""
+        url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+        prefix = os.environ.get("TRICKARENA_KEY_PREFIX", "ta:")
+        return cls.build(url, prefix, os.environ.get("TRICKARENA_QUEUE", "trickarena"))
+
+    @classmethod
+    def build(cls, url: str, prefix: str, queue_name: str = "trickarena") -> HarnessContext:
+        """A context on `url` with key prefix `prefix`."""
+        repository = GameRepository.from_url(url, prefix=prefix)
+        store = HarnessStore(repository.client, prefix)
+        return cls(store, GameService(repository), AddressPolicy.from_env(), queue_name, url)
+
+
+@dataclass
+class MatchOutcome:
+    """What `run_match` did: recorded now, found already recorded, cancelled, or lease busy."""
+
+    status: str  # "recorded" | "already_recorded" | "cancelled" | "busy"
+    result: dict[str, Any] | None = None
+    completed: int = 0
+
+
+@dataclass
+class _Accounting:
+    faults: list[int]
+    fault_codes: list[dict[str, int]]
+    bank_ms: list[int]
+    previous: list[dict[str, Any] | None]
+    decisions: int = 0
+    bot_s: float = 0.0
+    unrated: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "faults": self.faults,
+            "fault_codes": self.fault_codes,
+            "bank_ms": self.bank_ms,
+            "previous": self.previous,
+            "decisions": self.decisions,
+            "bot_s": self.bot_s,
+            "unrated": self.unrated,
+        }
+
+    @classmethod
+    def fresh(cls, seats: int, bank_ms: int) -> _Accounting:
+        return cls([0] * seats, [{} for _ in range(seats)], [bank_ms] * seats, [None] * seats)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> _Accounting:
+        return cls(
+            list(data["faults"]),
+            [dict(c) for c in data["fault_codes"]],
+            list(data["bank_ms"]),
+            list(data["previous"]),
+            int(data["decisions"]),
+            float(data["bot_s"]),
+            list(data["unrated"]),
+        )
+
+
+def fallback_move(legal: list[dict[str, Any]], match_seed: int, version: int) -> dict[str, Any]:
+    """The move played for a faulting bot: seeded by the match seed and the game version."""
+    return random.Random(derive_seed(match_seed, "fallback", version)).choice(legal)
+
+
+def _lease_ttl_ms(spec: dict[str, Any]) -> int:
+    return int(spec["deadline_ms"]) + int(spec["time_bank_ms"]) + LEASE_MARGIN_MS
+
+
+def run_match(ctx: HarnessContext, tid: str, index: int, wait_s: float | None = None) -> MatchOutcome:
+    """Play (or resume) match `index` of tournament `tid` to the end and record its result once."""
+    store = ctx.store
+    tournament = store.tournament(tid)
+    if tournament is None:
+        raise LookupError(f"no tournament {tid}")
+    spec = tournament["spec"]
+    if store.has_result(tid, index):
+        return MatchOutcome("already_recorded", completed=store.tournament(tid)["completed"])  # type: ignore[index]
+    ttl_ms = _lease_ttl_ms(spec)
+    token = store.acquire_lease(tid, index, ttl_ms)
+    # A retried job may find the lease of a runner that died: wait for it to expire.
+    give_up = time.monotonic() + (wait_s if wait_s is not None else ttl_ms / 1000 + 5)
+    while token is None:
+        if store.has_result(tid, index):
+            return MatchOutcome("already_recorded")
+        if time.monotonic() > give_up:
+            return MatchOutcome("busy")
+        time.sleep(0.2)
+        token = store.acquire_lease(tid, index, ttl_ms)
+    try:
+        return _play(ctx, tid, index, spec, token, ttl_ms)
+    finally:
+        store.release_lease(tid, index, token)
+
+
+def _play(
+    ctx: HarnessContext, tid: str, index: int, spec: dict[str, Any], token: str, ttl_ms: int
+) -> MatchOutcome:
+    store, service = ctx.store, ctx.service
+    match = store.match_spec(tid, index)
+    if match is None:
+        raise LookupError(f"tournament {tid} has no match {index}")
+    if store.has_result(tid, index):
+        return MatchOutcome("already_recorded")
+    store.set_status(tid, "running", only_from=("scheduled",))
+    engine: Game = get_game(spec["game"])
+    seats: list[str] = match["seats"]
+    n = len(seats)
+    runtime = store.match_runtime(tid, index)
+    game_id = runtime.get("game_id")
+    if game_id is None:
+        created = service.create_game(
+            spec["game"], n, spec.get("options") or None, seed=int(match["deal_seed"])
+        )
+        game_id = store.claim_game_id(tid, index, created.game_id)
+    stored = service.load(game_id)
+    state, version, finished = stored.state, stored.version, stored.finished
+    wal = runtime.get("wal")
+    acct = _Accounting.from_dict(wal["acct"]) if wal else _Accounting.fresh(n, int(spec["time_bank_ms"]))
+    if wal and int(wal["version"]) == version and not finished:
+        # Crashed between writing the WAL and applying its move: apply it now, as decided.
+        state, version, finished = _commit(
+            ctx, engine, game_id, state, version, int(wal["seat"]), wal["move"]
+        )
+
+    bots = {bot_id: store.bot(bot_id) for bot_id in set(seats)}
+    clients: dict[str, BotClient] = {}
+    for bot_id, record in bots.items():
+        url = record.url if record else "http://invalid.invalid/"
+        clients[bot_id] = BotClient(url, record.secret if record else None, ctx.policy)
+    match_id = f"{tid}:{index}"
+    started = time.monotonic()
+    bot_s_before = acct.bot_s
+    decisions_before = acct.decisions
+    threshold = int(spec.get("fault_threshold", 3))
+    deadline_ms = int(spec["deadline_ms"])
+    next_cancel_check = 0.0
+    try:
+        if wal is None:
+            for seat, bot_id in enumerate(seats):
+                acct.bot_s += clients[bot_id].notify(
+                    "/start",
+                    {
+                        "match_id": match_id,
+                        "game": spec["game"],
+                        "seat": seat,
+                        "seats": n,
+                        "options": spec.get("options") or {},
+                        "deadline_ms": deadline_ms,
+                        "time_bank_ms": int(spec["time_bank_ms"]),
+                        "opponents": [b for s, b in enumerate(seats) if s != seat],
+                    },
+                    min(NOTIFY_TIMEOUT_S, deadline_ms / 1000),
+                )
+        while not (finished or engine.is_over(state)):
+            now = time.monotonic()
+            if now >= next_cancel_check:
+                # Checked about once a second, not per move: cancelling need not be instant.
+                next_cancel_check = now + 1.0
+                if store.tournament_status(tid) == "cancelled":
+                    return MatchOutcome("cancelled")
+            seat = engine.to_move(state)[0]
+            legal = engine.legal_moves(state, seat)
+            bot_id = seats[seat]
+            fault: str | None = None
+            move: dict[str, Any] | None = None
+            if seat not in acct.unrated:  # over the threshold: no longer asked in this match
+                message = {
+                    "match_id": match_id,
+                    "game": spec["game"],
+                    "seat": seat,
+                    "view": engine.view(state, seat),
+                    "legal_moves": legal,
+                    "deadline_ms": deadline_ms,
+                    "time_bank_ms": acct.bank_ms[seat],
+                    "previous": acct.previous[seat],
+                }
+                answer = clients[bot_id].move(message, legal, (deadline_ms + acct.bank_ms[seat]) / 1000)
+                acct.bot_s += answer.elapsed_s
+                over_ms = int(answer.elapsed_s * 1000) - deadline_ms
+                if over_ms > 0:
+                    acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
+                move, fault = answer.move, answer.fault
+            if move is None:
+                move = fallback_move(legal, int(match["match_seed"]), version)
+            if fault is not None:
+                acct.faults[seat] += 1
+                acct.fault_codes[seat][fault] = acct.fault_codes[seat].get(fault, 0) + 1
+                if acct.faults[seat] > threshold and seat not in acct.unrated:
+                    acct.unrated.append(seat)
+            acct.previous[seat] = {
+                "status": (MoveStatus.REPLACED if fault else MoveStatus.ACCEPTED).value,
+                "fault": fault,
+            }
+            acct.decisions += 1
+            wal_record = {
+                "version": version,
+                "seat": seat,
+                "move": move,
+                "fault": fault,
+                "acct": acct.to_dict(),
+            }
+            if not store.write_wal_and_renew(tid, index, wal_record, token, ttl_ms):
+                raise LeaseLost(f"lost the lease of match {match_id}")
+            state, version, finished = _commit(ctx, engine, game_id, state, version, seat, move)
+        result = engine.result(state)
+        for seat, bot_id in enumerate(seats):
+            acct.bot_s += clients[bot_id].notify(
+                "/end",
+                {
+                    "match_id": match_id,
+                    "game": spec["game"],
+                    "seat": seat,
+                    "result": result,
+                    "view": engine.view(state, seat),
+                    "faults": acct.faults[seat],
+                },
+                min(NOTIFY_TIMEOUT_S, deadline_ms / 1000),
+            )
+        timing = {
+            "wall_s": time.monotonic() - started,
+            "bot_s": acct.bot_s - bot_s_before,
+            "decisions": acct.decisions - decisions_before,
+            "resumed": wal is not None,
+        }
+        record = _result_record(spec, match, game_id, result, acct, timing)
+        recorded, completed = store.record_result(tid, index, record)
+        return MatchOutcome("recorded" if recorded else "already_recorded", record, completed)
+    finally:
+        for client in clients.values():
+            client.close()
+
+
+class LeaseLost(RuntimeError):
+    """Another runner took over the match (ours stalled past the lease); this run must stop."""
+
+
+def _commit(
+    ctx: HarnessContext,
+    engine: Game,
+    game_id: str,
+    state: dict[str, Any],
+    version: int,
+    seat: int,
+    move: dict[str, Any],
+) -> tuple[dict[str, Any], int, bool]:
+    """Apply `move` to our copy and compare-and-set it into the repository; (state, version, over)."""
+    events = engine.apply(state, seat, move)
+    final = engine.is_over(state)
+    try:
+        version = ctx.service.repository.commit(game_id, version, state, events, final)
+    except StaleWrite:
+        # Someone (a runner that held the lease before us) already applied this version's move.
+        stored = ctx.service.load(game_id)
+        return stored.state, stored.version, stored.finished or engine.is_over(stored.state)
+    return state, version, final
+
+
+def _result_record(
+    spec: dict[str, Any],
+    match: dict[str, Any],
+    game_id: str,
+    result: dict[str, Any],
+    acct: _Accounting,
+    timing: dict[str, Any],
+) -> dict[str, Any]:
+    scores = list(result["scores"])
+    record: dict[str, Any] = {
+        "index": match["index"],
+        "deal": match["deal"],
+        "table": match["table"],
+        "rotation": match["rotation"],
+        "seats": match["seats"],
+        "game_id": game_id,
+        "scores": scores,
+        "winners": list(result["winners"]),
+        "faults": acct.faults,
+        "fault_codes": acct.fault_codes,
+        "unrated": sorted(acct.unrated),
+        "decisions": acct.decisions,
+        # Timing of this run only (a resumed match counts the part played after the resume).
+        "timing": timing,
+    }
+    if is_cooperative(spec["game"]):
+        record["team_score"] = result.get("points", max(scores) if scores else 0)
+        record["reached"] = bool(result["winners"])
+    return record

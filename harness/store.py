@@ -1,0 +1,317 @@
+"""Redis storage of tournaments, matches, results, leases, leagues and the harness's bot directory.
+
+Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
+
+- ``t:index`` — sorted set of tournament ids by creation time;
+- ``t:<tid>`` — hash: ``spec`` (JSON), ``status``, ``total``, ``completed``, ``created_at``,
+  ``started_at``, ``finished_at``;
+- ``t:<tid>:matches`` — hash: match index -> the match's `MatchSpec` JSON (fixed at creation);
+- ``t:<tid>:m:<i>`` — hash: ``game_id`` and ``wal`` (the runner's write-ahead record, see runner);
+- ``t:<tid>:results`` — hash: match index -> result JSON, written once (`record_result`);
+- ``t:<tid>:lease:<i>`` — the running match's lease (owner token, expires);
+- ``t:<tid>:standings`` — the final standings JSON (set once the tournament finishes);
+- ``l:index``, ``l:<lid>`` (hash: spec, status, next_round, next_at), ``l:<lid>:members``
+  (hash bot -> joined_at), ``l:<lid>:ratings`` (hash bot -> rating JSON), ``l:<lid>:round:<n>``
+  (the round's tournament id, SETNX so a round is created once), ``l:<lid>:rounds`` (list);
+- ``bot:<id>`` — the harness's bot directory (url, secret, name, owner key digest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+
+# Record a result exactly once and count it in the same atomic step.
+# KEYS: results hash, tournament hash. ARGV: match index, result JSON.
+# Returns {1, completed} when recorded now, {0, completed} when it was already there.
+_RECORD_LUA = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  return {1, redis.call('HINCRBY', KEYS[2], 'completed', 1)}
+end
+return {0, tonumber(redis.call('HGET', KEYS[2], 'completed') or '0')}
+"""
+
+# Renew a lease only if we still own it. KEYS: lease. ARGV: token, ttl ms.
+_RENEW_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+# Write the runner's WAL only while we hold the lease, renewing it. KEYS: lease, match hash.
+# ARGV: token, ttl ms, WAL JSON.
+_WAL_LUA = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[2], 'wal', ARGV[3])
+return 1
+"""
+
+# Release a lease only if we still own it. KEYS: lease. ARGV: token.
+_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def owner_digest(key: str) -> str:
+    """Stored form of an owner key."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    """What the harness needs to call a bot."""
+
+    bot_id: str
+    name: str
+    url: str
+    secret: str | None
+    games: tuple[str, ...]
+
+    def public(self) -> dict[str, Any]:
+        """Fields anyone may see."""
+        return {"bot_id": self.bot_id, "name": self.name, "url": self.url, "games": list(self.games)}
+
+
+class HarnessStore:
+    """Typed access to the harness's keys in one Redis."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "ta:") -> None:
+        self.client = client
+        self.prefix = prefix
+        self._record = client.register_script(_RECORD_LUA)
+        self._renew = client.register_script(_RENEW_LUA)
+        self._release = client.register_script(_RELEASE_LUA)
+        self._wal = client.register_script(_WAL_LUA)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "ta:") -> HarnessStore:
+        """A store on its own connection pool."""
+        return cls(redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30), prefix)
+
+    def key_for(self, kind: str, *ids: object) -> str:
+        """The key of one record: kind in tournament/matches/match/results/lease/standings/index/..."""
+        p = self.prefix
+        templates = {
+            "tournament_index": "t:index",
+            "tournament": "t:{0}",
+            "matches": "t:{0}:matches",
+            "match": "t:{0}:m:{1}",
+            "results": "t:{0}:results",
+            "lease": "t:{0}:lease:{1}",
+            "standings": "t:{0}:standings",
+            "league_index": "l:index",
+            "league": "l:{0}",
+            "members": "l:{0}:members",
+            "ratings": "l:{0}:ratings",
+            "round": "l:{0}:round:{1}",
+            "rounds": "l:{0}:rounds",
+            "bot": "bot:{0}",
+        }
+        if kind not in templates:
+            raise ValueError(f"unknown key kind {kind!r}")
+        return p + templates[kind].format(*ids)
+
+    # -- tournaments --------------------------------------------------------------------
+    def create_tournament(self, tid: str, spec: Mapping[str, Any], matches: list[dict[str, Any]]) -> None:
+        """Store a new tournament and its fixed match list in one transaction."""
+        now = time.time()
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(
+            self.key_for("tournament", tid),
+            mapping={
+                "spec": _dumps(spec),
+                "status": "scheduled",
+                "total": len(matches),
+                "completed": 0,
+                "created_at": now,
+            },
+        )
+        if matches:
+            pipe.hset(self.key_for("matches", tid), mapping={str(m["index"]): _dumps(m) for m in matches})
+        pipe.zadd(self.key_for("tournament_index"), {tid: now})
+        pipe.execute()
+
+    def tournament(self, tid: str) -> dict[str, Any] | None:
+        """The tournament record (spec parsed), or None."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("tournament", tid)))
+        if not raw:
+            return None
+        out: dict[str, Any] = {k.decode(): v.decode() for k, v in raw.items()}
+        out["spec"] = json.loads(out["spec"])
+        for key in ("total", "completed"):
+            out[key] = int(out[key])
+        for key in ("created_at", "started_at", "finished_at"):
+            if key in out:
+                out[key] = float(out[key])
+        out["tournament_id"] = tid
+        return out
+
+    def set_status(self, tid: str, status: str, only_from: tuple[str, ...] = ()) -> bool:
+        """Set the status (optionally only from given statuses, atomically); True if changed."""
+        key = self.key_for("tournament", tid)
+        stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at"}.get(status)
+        with self.client.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    current = pipe.hget(key, "status")
+                    if current is None:
+                        return False
+                    if only_from and current.decode() not in only_from:
+                        return False
+                    pipe.multi()
+                    pipe.hset(key, "status", status)
+                    if stamp:
+                        pipe.hsetnx(key, stamp, time.time())
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue
+
+    def list_tournaments(self, limit: int = 100) -> list[str]:
+        """Newest tournament ids first."""
+        ids = self.client.zrevrange(self.key_for("tournament_index"), 0, limit - 1)
+        return [i.decode() for i in ids]
+
+    def match_spec(self, tid: str, index: int) -> dict[str, Any] | None:
+        """One match's fixed spec."""
+        raw = self.client.hget(self.key_for("matches", tid), str(index))
+        return json.loads(raw) if raw else None
+
+    def match_specs(self, tid: str) -> list[dict[str, Any]]:
+        """Every match spec, by index."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("matches", tid)))
+        return sorted((json.loads(v) for v in raw.values()), key=lambda m: int(m["index"]))
+
+    def match_runtime(self, tid: str, index: int) -> dict[str, Any]:
+        """The match's runtime record: game id and write-ahead record, if any."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("match", tid, index)))
+        out: dict[str, Any] = {}
+        if b"game_id" in raw:
+            out["game_id"] = raw[b"game_id"].decode()
+        if b"wal" in raw:
+            out["wal"] = json.loads(raw[b"wal"])
+        return out
+
+    def match_game_ids(self, tid: str, total: int) -> dict[int, str]:
+        """Game id per started match (one pipelined round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        for i in range(total):
+            pipe.hget(self.key_for("match", tid, i), "game_id")
+        return {i: v.decode() for i, v in enumerate(pipe.execute()) if v is not None}
+
+    def claim_game_id(self, tid: str, index: int, game_id: str) -> str:
+        """Record the match's game id unless one is already recorded; return the recorded one."""
+        key = self.key_for("match", tid, index)
+        if self.client.hsetnx(key, "game_id", game_id):
+            return game_id
+        return cast(bytes, self.client.hget(key, "game_id")).decode()
+
+    def write_wal_and_renew(
+        self, tid: str, index: int, wal: Mapping[str, Any], token: str, ttl_ms: int
+    ) -> bool:
+        """Persist the runner's write-ahead record and renew its lease, iff it still holds the lease."""
+        keys = [self.key_for("lease", tid, index), self.key_for("match", tid, index)]
+        return bool(self._wal(keys=keys, args=[token, ttl_ms, _dumps(wal)]))
+
+    def tournament_status(self, tid: str) -> str | None:
+        """Just the status field (cheap: checked while matches run)."""
+        raw = self.client.hget(self.key_for("tournament", tid), "status")
+        return raw.decode() if raw else None
+
+    # -- results ------------------------------------------------------------------------
+    def record_result(self, tid: str, index: int, result: Mapping[str, Any]) -> tuple[bool, int]:
+        """Store the match result exactly once; (recorded now?, completed count)."""
+        keys = [self.key_for("results", tid), self.key_for("tournament", tid)]
+        recorded, completed = self._record(keys=keys, args=[str(index), _dumps(result)])
+        return bool(recorded), int(completed)
+
+    def results(self, tid: str) -> list[dict[str, Any]]:
+        """Every recorded result, by match index."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("results", tid)))
+        return sorted((json.loads(v) for v in raw.values()), key=lambda r: int(r["index"]))
+
+    def has_result(self, tid: str, index: int) -> bool:
+        """True once the match's result is recorded."""
+        return bool(self.client.hexists(self.key_for("results", tid), str(index)))
+
+    def save_standings(self, tid: str, doc: Mapping[str, Any]) -> bool:
+        """Store the final standings once; True if this call stored them."""
+        return bool(self.client.set(self.key_for("standings", tid), _dumps(doc), nx=True))
+
+    def standings(self, tid: str) -> dict[str, Any] | None:
+        """The final standings, if stored."""
+        raw = self.client.get(self.key_for("standings", tid))
+        return json.loads(raw) if raw else None
+
+    # -- leases -------------------------------------------------------------------------
+    def acquire_lease(self, tid: str, index: int, ttl_ms: int) -> str | None:
+        """Take the match's lease (one runner per match at a time); the owner token, or None."""
+        token = secrets.token_hex(8)
+        if self.client.set(self.key_for("lease", tid, index), token, nx=True, px=ttl_ms):
+            return token
+        return None
+
+    def renew_lease(self, tid: str, index: int, token: str, ttl_ms: int) -> bool:
+        """Extend our lease; False if it was lost (expired and taken by another runner)."""
+        return bool(self._renew(keys=[self.key_for("lease", tid, index)], args=[token, ttl_ms]))
+
+    def release_lease(self, tid: str, index: int, token: str) -> None:
+        """Give the lease back if we still hold it."""
+        self._release(keys=[self.key_for("lease", tid, index)], args=[token])
+
+    # -- bots ---------------------------------------------------------------------------
+    def register_bot(
+        self, name: str, url: str, games: list[str], secret: str | None = None, bot_id: str | None = None
+    ) -> tuple[BotRecord, str]:
+        """Add a bot to the harness directory; returns the record and its owner key (shown once)."""
+        bot_id = bot_id or secrets.token_hex(8)
+        secret = secret if secret is not None else secrets.token_urlsafe(24)
+        owner_key = secrets.token_urlsafe(24)
+        self.client.hset(
+            self.key_for("bot", bot_id),
+            mapping={
+                "name": name,
+                "url": url,
+                "secret": secret,
+                "games": _dumps(games),
+                "owner": owner_digest(owner_key),
+            },
+        )
+        return BotRecord(bot_id, name, url, secret, tuple(games)), owner_key
+
+    def bot(self, bot_id: str) -> BotRecord | None:
+        """A bot of the directory, or None."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("bot", bot_id)))
+        if not raw:
+            return None
+        secret = raw.get(b"secret")
+        return BotRecord(
+            bot_id=bot_id,
+            name=raw[b"name"].decode(),
+            url=raw[b"url"].decode(),
+            secret=secret.decode() if secret else None,
+            games=tuple(json.loads(raw.get(b"games", b"[]"))),
+        )
+
+    def bot_owner_ok(self, bot_id: str, owner_key: str | None) -> bool:
+        """True when `owner_key` is the bot's owner key (constant-time compare)."""
+        stored = self.client.hget(self.key_for("bot", bot_id), "owner")
+        if stored is None or not owner_key:
+            return False
+        return hmac.compare_digest(stored.decode(), owner_digest(owner_key))

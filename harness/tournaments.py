@@ -1,0 +1,492 @@
+"""Tournament and league operations (plain Python; the API blueprint and the CLI call these).
+
+Every function either succeeds or raises an `api.errors.ServiceError` having written nothing.
+Queueing goes through `harness.jobs` (RQ); this module only decides and stores.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from croniter import croniter
+
+from api import errors
+from games.base import GameError
+from games.registry import get_game
+from harness.ratings import Rating
+from harness.runner import HarnessContext, is_cooperative
+from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, make_schedule, schedule_size
+from harness.standings import compute_standings, ratings_from_standings
+
+MAX_MATCHES = 20000
+STATUSES = ("scheduled", "running", "finished", "cancelled")
+
+
+class TournamentNotFound(errors.ServiceError):
+    """No tournament with that id."""
+
+    status = 404
+    code = "tournament_not_found"
+
+
+class LeagueNotFound(errors.ServiceError):
+    """No league with that id."""
+
+    status = 404
+    code = "league_not_found"
+
+
+class BotNotFound(errors.ServiceError):
+    """An entrant is not a known bot."""
+
+    status = 404
+    code = "bot_not_found"
+
+
+class OwnerKeyRequired(errors.ServiceError):
+    """The operation needs the bot's owner key."""
+
+    status = 403
+    code = "invalid_owner_key"
+
+
+def _invalid(message: str, code: str = "invalid_tournament", **details: Any) -> errors.Unprocessable:
+    return errors.Unprocessable(message, code=code, details=details or None)
+
+
+def _check_game(ctx: HarnessContext, game: str, seats: int, entrants: list[str]) -> None:
+    try:
+        engine = get_game(game)
+    except GameError as exc:
+        raise _invalid(exc.message, code="unknown_game") from None
+    if seats not in engine.seat_counts:
+        raise _invalid(
+            f"{game} is played by {list(engine.seat_counts)} seats, not {seats}", code="invalid_seats"
+        )
+    for bot_id in entrants:
+        record = ctx.store.bot(bot_id)
+        if record is None:
+            raise BotNotFound(f"no bot {bot_id!r}", details={"bot_id": bot_id})
+        if record.games and game not in record.games:
+            raise _invalid(f"bot {bot_id!r} does not play {game}", code="bot_game_mismatch", bot_id=bot_id)
+
+
+def create_tournament(
+    ctx: HarnessContext,
+    game: str,
+    seats: int,
+    entrants: list[str],
+    deals: int = 1,
+    deadline_ms: int = 1000,
+    time_bank_ms: int = 5000,
+    start_at: datetime | None = None,
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    fault_threshold: int = 3,
+    league: dict[str, Any] | None = None,
+    prior: dict[str, Rating] | None = None,
+    enqueue: bool = True,
+    tournament_id: str | None = None,
+) -> dict[str, Any]:
+    """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`)."""
+    if len(set(entrants)) != len(entrants):
+        raise _invalid("entrants must be distinct bot ids", code="duplicate_entrants")
+    _check_game(ctx, game, seats, entrants)
+    cooperative = is_cooperative(game)
+    size = schedule_size(len(entrants), seats, deals, cooperative, max_tables)
+    if size > MAX_MATCHES:
+        raise _invalid(
+            f"the schedule would have {size} matches, over {MAX_MATCHES}", code="schedule_too_large"
+        )
+    if options:
+        try:
+            get_game(game).new_game(seats, options, seed=0)
+        except GameError as exc:
+            raise _invalid(exc.message, code=exc.code) from None
+    seed = seed if seed is not None else secrets.randbits(53)
+    try:
+        matches = make_schedule(entrants, seats, deals, seed, cooperative=cooperative, max_tables=max_tables)
+    except ScheduleError as exc:
+        raise _invalid(str(exc), code=exc.code) from None
+    tid = tournament_id or secrets.token_hex(8)
+    spec: dict[str, Any] = {
+        "game": game,
+        "seats": seats,
+        "entrants": entrants,
+        "deals": deals,
+        "deadline_ms": deadline_ms,
+        "time_bank_ms": time_bank_ms,
+        "seed": seed,
+        "options": options or {},
+        "max_tables": max_tables,
+        "fault_threshold": fault_threshold,
+        "cooperative": cooperative,
+        "start_at": start_at.isoformat() if start_at else None,
+        "prior": {b: [r.mu, r.sigma] for b, r in (prior or {}).items()},
+    }
+    if league:
+        spec["league"] = league
+    ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches])
+    if enqueue:
+        from harness import jobs
+
+        if start_at is not None and start_at > datetime.now(UTC):
+            jobs.schedule_start(ctx, tid, start_at)
+        else:
+            jobs.enqueue_matches(ctx, tid, range(len(matches)))
+    return get_tournament(ctx, tid)
+
+
+def _record(ctx: HarnessContext, tid: str) -> dict[str, Any]:
+    record = ctx.store.tournament(tid)
+    if record is None:
+        raise TournamentNotFound(f"no tournament {tid!r}")
+    return record
+
+
+def get_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
+    """The tournament's spec, status and progress."""
+    record = _record(ctx, tid)
+    if (
+        record["status"] in ("scheduled", "running")
+        and record["total"]
+        and record["completed"] >= record["total"]
+    ):
+        finalize_if_complete(ctx, tid)
+        record = _record(ctx, tid)
+    spec = record["spec"]
+    out = {
+        "tournament_id": tid,
+        "status": record["status"],
+        "game": spec["game"],
+        "seats": spec["seats"],
+        "entrants": spec["entrants"],
+        "deals": spec["deals"],
+        "deadline_ms": spec["deadline_ms"],
+        "time_bank_ms": spec["time_bank_ms"],
+        "seed": spec["seed"],
+        "options": spec["options"],
+        "fault_threshold": spec["fault_threshold"],
+        "start_at": spec.get("start_at"),
+        "progress": {
+            "total": record["total"],
+            "completed": record["completed"],
+            "fraction": record["completed"] / record["total"] if record["total"] else 1.0,
+        },
+        "created_at": _iso(record.get("created_at")),
+        "started_at": _iso(record.get("started_at")),
+        "finished_at": _iso(record.get("finished_at")),
+    }
+    if "league" in spec:
+        out["league"] = spec["league"]
+    return out
+
+
+def _iso(stamp: float | None) -> str | None:
+    return datetime.fromtimestamp(stamp, UTC).isoformat() if stamp else None
+
+
+def list_matches(ctx: HarnessContext, tid: str) -> list[dict[str, Any]]:
+    """Every match with its seats, deal, status, game id (watch it through the games API) and result."""
+    record = _record(ctx, tid)
+    specs = ctx.store.match_specs(tid)
+    results = {int(r["index"]): r for r in ctx.store.results(tid)}
+    game_ids = ctx.store.match_game_ids(tid, record["total"])
+    out = []
+    for m in specs:
+        i = int(m["index"])
+        res = results.get(i)
+        status = "finished" if res else ("playing" if i in game_ids else "pending")
+        if record["status"] == "cancelled" and not res:
+            status = "cancelled"
+        row: dict[str, Any] = {
+            "index": i,
+            "table": m["table"],
+            "deal": m["deal"],
+            "rotation": m["rotation"],
+            "seats": m["seats"],
+            "status": status,
+            "game_id": game_ids.get(i),
+        }
+        if res:
+            row["result"] = {k: res[k] for k in ("scores", "winners", "faults", "unrated")}
+            if "team_score" in res:
+                row["result"]["team_score"] = res["team_score"]
+                row["result"]["reached"] = res["reached"]
+        out.append(row)
+    return out
+
+
+def _prior(spec: dict[str, Any]) -> dict[str, Rating]:
+    return {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
+
+
+def get_standings(ctx: HarnessContext, tid: str) -> dict[str, Any]:
+    """Final standings once finished; live standings over the results so far before that."""
+    record = _record(ctx, tid)
+    stored = ctx.store.standings(tid)
+    if stored is not None:
+        return stored
+    spec = record["spec"]
+    doc = compute_standings(
+        ctx.store.results(tid), spec["entrants"], spec["cooperative"], spec["seed"], prior=_prior(spec)
+    )
+    doc.update({"tournament_id": tid, "final": False, "status": record["status"]})
+    return doc
+
+
+def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
+    """Once every match is recorded: store the standings, carry league ratings, mark finished.
+
+    Idempotent: any job (or a read) may call it any number of times; the standings are stored
+    with SET NX and the league ratings written are the same values every time.
+    """
+    record = ctx.store.tournament(tid)
+    if record is None or record["status"] in ("finished", "cancelled"):
+        return False
+    if record["completed"] < record["total"]:
+        return False
+    spec = record["spec"]
+    doc = compute_standings(
+        ctx.store.results(tid), spec["entrants"], spec["cooperative"], spec["seed"], prior=_prior(spec)
+    )
+    doc.update({"tournament_id": tid, "final": True, "status": "finished"})
+    ctx.store.save_standings(tid, doc)
+    doc = ctx.store.standings(tid) or doc
+    league = spec.get("league")
+    if league:
+        ratings = ratings_from_standings(doc)
+        key = ctx.store.key_for("ratings", league["league_id"])
+        mapping = {b: f"[{r.mu!r},{r.sigma!r}]" for b, r in ratings.items()}
+        if mapping:
+            ctx.store.client.hset(key, mapping=mapping)
+    return ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
+
+
+def cancel_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
+    """Stop a tournament: queued matches won't start, running ones stop at their next move."""
+    record = _record(ctx, tid)
+    if record["status"] in ("finished", "cancelled"):
+        raise errors.Conflict(f"the tournament is already {record['status']}", code="tournament_over")
+    ctx.store.set_status(tid, "cancelled", only_from=("scheduled", "running"))
+    return get_tournament(ctx, tid)
+
+
+# --------------------------------------------------------------------------- leagues
+
+
+def parse_schedule(interval_s: int | None, cron: str | None) -> dict[str, Any]:
+    """Validate a league schedule: exactly one of an interval (seconds) or a cron expression."""
+    if (interval_s is None) == (cron is None):
+        raise _invalid("give exactly one of interval_s or cron", code="invalid_schedule")
+    if interval_s is not None:
+        if not 1 <= interval_s <= 366 * 86400:
+            raise _invalid("interval_s must be between 1 and 31622400", code="invalid_schedule")
+        return {"interval_s": int(interval_s)}
+    assert cron is not None
+    if not croniter.is_valid(cron):
+        raise _invalid(f"not a valid cron expression: {cron!r}", code="invalid_schedule")
+    return {"cron": cron}
+
+
+def next_time(schedule: dict[str, Any], after: datetime) -> datetime:
+    """The next round time after `after` (UTC)."""
+    if "interval_s" in schedule:
+        return after + timedelta(seconds=int(schedule["interval_s"]))
+    nxt: datetime = croniter(schedule["cron"], after).get_next(datetime)
+    return nxt if nxt.tzinfo else nxt.replace(tzinfo=UTC)
+
+
+def create_league(
+    ctx: HarnessContext,
+    game: str,
+    seats: int,
+    interval_s: int | None = None,
+    cron: str | None = None,
+    deals: int = 1,
+    deadline_ms: int = 1000,
+    time_bank_ms: int = 5000,
+    options: dict[str, Any] | None = None,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    name: str = "",
+    enqueue: bool = True,
+) -> dict[str, Any]:
+    """Create a league; its first round is scheduled one period from now."""
+    schedule = parse_schedule(interval_s, cron)
+    _check_game(ctx, game, seats, [])
+    lid = secrets.token_hex(8)
+    spec = {
+        "name": name,
+        "game": game,
+        "seats": seats,
+        "schedule": schedule,
+        "deals": deals,
+        "deadline_ms": deadline_ms,
+        "time_bank_ms": time_bank_ms,
+        "options": options or {},
+        "max_tables": max_tables,
+    }
+    first = next_time(schedule, datetime.now(UTC))
+    ctx.store.client.hset(
+        ctx.store.key_for("league", lid),
+        mapping={
+            "spec": json.dumps(spec),
+            "status": "active",
+            "created_at": time.time(),
+            "next_round": 1,
+            "next_at": first.isoformat(),
+        },
+    )
+    ctx.store.client.zadd(ctx.store.key_for("league_index"), {lid: time.time()})
+    if enqueue:
+        from harness import jobs
+
+        jobs.schedule_league_round(ctx, lid, 1, first)
+    return get_league(ctx, lid)
+
+
+def _league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
+    raw = ctx.store.client.hgetall(ctx.store.key_for("league", lid))
+    if not raw:
+        raise LeagueNotFound(f"no league {lid!r}")
+    out: dict[str, Any] = {k.decode(): v.decode() for k, v in raw.items()}
+    out["spec"] = json.loads(out["spec"])
+    return out
+
+
+def league_members(ctx: HarnessContext, lid: str) -> list[str]:
+    """Current members, in joining order."""
+    raw = ctx.store.client.hgetall(ctx.store.key_for("members", lid))
+    return [b.decode() for b, _ in sorted(raw.items(), key=lambda kv: (float(kv[1]), kv[0]))]
+
+
+def league_ratings(ctx: HarnessContext, lid: str) -> dict[str, Rating]:
+    """The league's carried-over ratings."""
+    raw = ctx.store.client.hgetall(ctx.store.key_for("ratings", lid))
+    return {b.decode(): Rating(*json.loads(v)) for b, v in raw.items()}
+
+
+def league_rounds(ctx: HarnessContext, lid: str) -> list[str]:
+    """Tournament ids of the league's rounds, oldest first."""
+    return [t.decode() for t in ctx.store.client.lrange(ctx.store.key_for("rounds", lid), 0, -1)]
+
+
+def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
+    """League spec, members, rounds and next round time."""
+    league = _league(ctx, lid)
+    spec = league["spec"]
+    return {
+        "league_id": lid,
+        "name": spec["name"],
+        "game": spec["game"],
+        "seats": spec["seats"],
+        "schedule": spec["schedule"],
+        "deals": spec["deals"],
+        "deadline_ms": spec["deadline_ms"],
+        "time_bank_ms": spec["time_bank_ms"],
+        "status": league["status"],
+        "members": league_members(ctx, lid),
+        "rounds": league_rounds(ctx, lid),
+        "next_round": int(league["next_round"]),
+        "next_at": league["next_at"],
+    }
+
+
+def join_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
+    """Add a bot (its owner key required) to the league's members."""
+    spec = _league(ctx, lid)["spec"]
+    if ctx.store.bot(bot_id) is None:
+        raise BotNotFound(f"no bot {bot_id!r}", details={"bot_id": bot_id})
+    if not ctx.store.bot_owner_ok(bot_id, owner_key):
+        raise OwnerKeyRequired("joining needs the bot's owner key (X-Owner-Key)")
+    _check_game(ctx, spec["game"], spec["seats"], [bot_id])
+    ctx.store.client.hsetnx(ctx.store.key_for("members", lid), bot_id, time.time())
+    return get_league(ctx, lid)
+
+
+def leave_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
+    """Remove a bot (its owner key required); its past results stay in earlier rounds."""
+    _league(ctx, lid)
+    if not ctx.store.bot_owner_ok(bot_id, owner_key):
+        raise OwnerKeyRequired("leaving needs the bot's owner key (X-Owner-Key)")
+    if not ctx.store.client.hdel(ctx.store.key_for("members", lid), bot_id):
+        raise errors.Conflict(f"bot {bot_id!r} is not a member", code="not_a_member")
+    return get_league(ctx, lid)
+
+
+def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None:
+    """Create round `round_no` once (SETNX on the round key) and schedule the next; the tournament id."""
+    league = _league(ctx, lid)
+    if league["status"] != "active":
+        return None
+    spec = league["spec"]
+    tid = f"{lid}r{round_no}"
+    created = ctx.store.client.set(ctx.store.key_for("round", lid, round_no), tid, nx=True)
+    if created:
+        members = league_members(ctx, lid)
+        minimum = 1 if is_cooperative(spec["game"]) else 2
+        if len(members) >= minimum:
+            create_tournament(
+                ctx,
+                spec["game"],
+                spec["seats"],
+                members,
+                deals=spec["deals"],
+                deadline_ms=spec["deadline_ms"],
+                time_bank_ms=spec["time_bank_ms"],
+                options=spec["options"] or None,
+                max_tables=spec["max_tables"],
+                league={"league_id": lid, "round": round_no},
+                prior=league_ratings(ctx, lid),
+                tournament_id=tid,
+            )
+            ctx.store.client.rpush(ctx.store.key_for("rounds", lid), tid)
+        else:
+            tid = ""
+            ctx.store.client.set(ctx.store.key_for("round", lid, round_no), "skipped:too-few-members")
+        nxt = next_time(spec["schedule"], datetime.now(UTC))
+        ctx.store.client.hset(
+            ctx.store.key_for("league", lid), mapping={"next_round": round_no + 1, "next_at": nxt.isoformat()}
+        )
+        from harness import jobs
+
+        jobs.schedule_league_round(ctx, lid, round_no + 1, nxt)
+        return tid or None
+    return None
+
+
+def league_standings(ctx: HarnessContext, lid: str) -> dict[str, Any]:
+    """Standings over every round so far; ratings carried over round by round (results in order)."""
+    league = _league(ctx, lid)
+    spec = league["spec"]
+    combined: list[dict[str, Any]] = []
+    entrants: list[str] = []
+    for number, tid in enumerate(league_rounds(ctx, lid), start=1):
+        record = ctx.store.tournament(tid)
+        if record is None:
+            continue
+        for b in record["spec"]["entrants"]:
+            if b not in entrants:
+                entrants.append(b)
+        for res in ctx.store.results(tid):
+            # Make match and deal indices unique across rounds, keeping the round order.
+            combined.append(
+                {
+                    **res,
+                    "index": number * 1_000_000 + int(res["index"]),
+                    "deal": number * 1_000_000 + int(res["deal"]),
+                }
+            )
+    for b in league_members(ctx, lid):
+        if b not in entrants:
+            entrants.append(b)
+    doc = compute_standings(combined, entrants, is_cooperative(spec["game"]), seed=int(lid, 16) % (2**31))
+    doc.update(
+        {"league_id": lid, "rounds": len(league_rounds(ctx, lid)), "members": league_members(ctx, lid)}
+    )
+    return doc

@@ -1,0 +1,125 @@
+"""Real HTTP bots on loopback for the harness tests: the SDK's random bot and fault injectors."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from bots.bundled import make_bot
+from bots.protocol import verify
+from bots.sdk import BotServer
+
+GAMES = ["tricky-teams", "trick-n-trouble"]
+# Behaviours of the fault-injecting bot, each a real misbehaviour over real HTTP.
+BEHAVIOURS = ("slow", "hang", "http500", "garbage", "illegal", "flaky")
+
+
+class _FaultyHandler(BaseHTTPRequestHandler):
+    server: FaultyBotServer
+
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the harness gave up on us (deadline): that is the point
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        info = {"name": f"faulty-{self.server.behaviour}", "author": "tests", "version": "1", "games": GAMES}
+        self._send(200, json.dumps(info).encode())
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        if self.server.secret is not None:
+            verify(self.server.secret, body, dict(self.headers.items()))  # raises on a forged request
+        self.server.requests += 1
+        if self.path != "/move":
+            self._send(200, b"{}")
+            return
+        message = json.loads(body)
+        legal = message["legal_moves"]
+        good = json.dumps({"move": self.server.rng.choice(legal)}).encode()
+        behaviour = self.server.behaviour
+        if message.get("previous") and message["previous"].get("fault"):
+            self.server.faults_told.append(message["previous"]["fault"])
+        if behaviour == "slow":
+            time.sleep(self.server.delay_s)
+            self._send(200, good)
+        elif behaviour == "hang":
+            time.sleep(30)
+            self._send(200, good)
+        elif behaviour == "http500":
+            self._send(500, b'{"error": "boom"}')
+        elif behaviour == "garbage":
+            self._send(200, b"<html>not json", "text/html")
+        elif behaviour == "illegal":
+            self._send(200, json.dumps({"move": {"type": "resign"}}).encode())
+        elif behaviour == "flaky":
+            # every third request fails: a bot with some faults but under the threshold
+            self._send(500 if self.server.requests % 3 == 0 else 200, good)
+        else:
+            self._send(200, good)
+
+
+class FaultyBotServer(ThreadingHTTPServer):
+    """A misbehaving bot on a free loopback port."""
+
+    daemon_threads = True
+
+    def __init__(self, behaviour: str, secret: str | None = None, delay_s: float = 0.3) -> None:
+        super().__init__(("127.0.0.1", 0), _FaultyHandler)
+        self.behaviour = behaviour
+        self.secret = secret
+        self.delay_s = delay_s
+        self.rng = random.Random(7)
+        self.requests = 0
+        self.faults_told: list[str] = []
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Base URL."""
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def start(self) -> FaultyBotServer:
+        """Serve in the background."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        self.shutdown()
+        self.server_close()
+
+
+def refused_url() -> str:
+    """A loopback URL where nothing listens (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def random_bots(count: int, secret: str) -> Iterator[list[BotServer]]:
+    """`count` of the SDK's bundled random bots, each on its own port."""
+    servers = [BotServer(make_bot("random"), secret).start() for _ in range(count)]
+    try:
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()

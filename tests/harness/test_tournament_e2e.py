@@ -1,0 +1,162 @@
+"""End to end: real Redis, real RQ worker processes, real HTTP bots on loopback."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from games.registry import get_game
+from harness.runner import HarnessContext
+from harness.standings import compute_standings
+from harness.tournaments import create_tournament, get_standings, get_tournament, list_matches
+
+from .bot_servers import FaultyBotServer, random_bots, refused_url
+from .conftest import SECRET, WorkerProcs, wait_for
+
+GAMES = ["tricky-teams", "trick-n-trouble"]
+
+
+def _register(ctx: HarnessContext, name: str, url: str) -> str:
+    return ctx.store.register_bot(name, url, GAMES, secret=SECRET)[0].bot_id
+
+
+def _finished(ctx: HarnessContext, tid: str) -> bool:
+    return bool(get_tournament(ctx, tid)["status"] == "finished")
+
+
+def _check_recorded_once_and_consistent(ctx: HarnessContext, tid: str) -> list[dict[str, Any]]:
+    """Every match has exactly one result, equal to what its game in Redis says."""
+    info = get_tournament(ctx, tid)
+    results = ctx.store.results(tid)
+    total = info["progress"]["total"]
+    assert info["progress"]["completed"] == total == len(results)
+    assert [r["index"] for r in results] == list(range(total))
+    engine = get_game(info["game"])
+    for res in results:
+        stored = ctx.service.load(res["game_id"])  # the game is in Redis, viewable via the games API
+        assert stored.finished
+        truth = engine.result(stored.state)
+        assert res["scores"] == truth["scores"] and res["winners"] == truth["winners"]
+        spectator = ctx.service.view(res["game_id"], None)
+        assert spectator["status"] == "finished"
+    return results
+
+
+@pytest.mark.timeout(180)
+def test_full_tricky_teams_tournament_completes_with_correct_standings(
+    ctx: HarnessContext, workers: WorkerProcs
+) -> None:
+    """Rule: a round robin of Tricky Teams (3 bots, 4 seats) runs on real workers to correct standings."""
+    with random_bots(3, SECRET) as bots:
+        ids = [_register(ctx, f"random{i}", b.url) for i, b in enumerate(bots)]
+        workers.start()
+        workers.start()
+        info = create_tournament(
+            ctx, "tricky-teams", 4, ids, deals=1, deadline_ms=2000, time_bank_ms=2000, seed=11
+        )
+        tid = info["tournament_id"]
+        assert info["progress"]["total"] == 12  # AAAB, AABB, ABBB x 4 rotations
+        wait_for(lambda: _finished(ctx, tid), 150, "the tournament to finish")
+    results = _check_recorded_once_and_consistent(ctx, tid)
+    doc = get_standings(ctx, tid)
+    assert doc["final"] is True
+    # Correct standings: recomputed independently from the games' own results.
+    seat_games = Counter(bot for r in results for bot in r["seats"])
+    wins = Counter(r["seats"][s] for r in results for s in r["winners"])
+    for row in doc["rows"]:
+        assert row["games"] == seat_games[row["entrant"]] == 16
+        assert row["wins"] == wins[row["entrant"]]
+        assert row["faults"] == 0
+    expected = compute_standings(results, ids, cooperative=False, seed=11)
+    assert [r["entrant"] for r in doc["rows"]] == [r["entrant"] for r in expected["rows"]]
+    matches = list_matches(ctx, tid)
+    assert all(m["status"] == "finished" and m["game_id"] for m in matches)
+
+
+@pytest.mark.timeout(180)
+def test_full_trick_n_trouble_tournament_cross_play(ctx: HarnessContext, workers: WorkerProcs) -> None:
+    """Rule: every Trick 'n Trouble team composition plays the same deals; cross-play standings."""
+    with random_bots(2, SECRET) as bots:
+        ids = [_register(ctx, f"random{i}", b.url) for i, b in enumerate(bots)]
+        workers.start()
+        info = create_tournament(
+            ctx, "trick-n-trouble", 3, ids, deals=2, deadline_ms=2000, time_bank_ms=2000, seed=5
+        )
+        tid = info["tournament_id"]
+        assert info["progress"]["total"] == 16  # (AAA + 3 AAB + 3 ABB + BBB) x 2 deals
+        wait_for(lambda: _finished(ctx, tid), 150, "the tournament to finish")
+    results = _check_recorded_once_and_consistent(ctx, tid)
+    deal_seeds = {}
+    for m in ctx.store.match_specs(tid):
+        deal_seeds.setdefault(m["deal"], set()).add(m["deal_seed"])
+    assert all(len(s) == 1 for s in deal_seeds.values())  # same hands for every composition
+    doc = get_standings(ctx, tid)
+    assert {tuple(c["members"]) for c in doc["compositions"]} == {
+        tuple(sorted(t))
+        for t in ([ids[0]] * 3, [ids[0], ids[0], ids[1]], [ids[0], ids[1], ids[1]], [ids[1]] * 3)
+    }
+    a, b = ids
+    self_a = [r["team_score"] for r in results if set(r["seats"]) == {a}]
+    assert doc["cross_play"][a][a]["mean"] == pytest.approx(sum(self_a) / len(self_a))
+    for row in doc["rows"]:
+        assert row["threshold_rate"] is not None and row["games"] == 24
+
+
+@pytest.mark.timeout(240)
+def test_fault_injecting_bots_cannot_stop_or_corrupt_a_tournament(
+    ctx: HarnessContext, workers: WorkerProcs
+) -> None:
+    """Rule: slow, hanging, 500, garbage, illegal and refused bots fault; the tournament still finishes."""
+    faulty = {
+        name: FaultyBotServer(name, SECRET, delay_s=0.35).start()
+        for name in ("slow", "hang", "http500", "garbage", "illegal")
+    }
+    try:
+        with random_bots(1, SECRET) as (good,):
+            ids = {"good": _register(ctx, "good", good.url)}
+            for name, server in faulty.items():
+                ids[name] = _register(ctx, name, server.url)
+            ids["refused"] = _register(ctx, "refused", refused_url())
+            workers.start()
+            workers.start()
+            order = list(ids.values())
+            info = create_tournament(
+                ctx,
+                "tricky-teams",
+                4,
+                order,
+                deals=1,
+                deadline_ms=200,
+                time_bank_ms=300,
+                seed=3,
+                max_tables=7,
+                fault_threshold=3,
+            )
+            tid = info["tournament_id"]
+            assert info["progress"]["total"] == 28
+            wait_for(lambda: _finished(ctx, tid), 220, "the tournament to finish")
+    finally:
+        for server in faulty.values():
+            server.stop()
+    _check_recorded_once_and_consistent(ctx, tid)
+    doc = get_standings(ctx, tid)
+    by_code = {name: doc["faults"][bot_id]["by_code"] for name, bot_id in ids.items()}
+    expected_code = {
+        "slow": "timeout",
+        "hang": "timeout",
+        "http500": "http_status",
+        "garbage": "malformed_body",
+        "illegal": "illegal_move",
+        "refused": "connection_error",
+    }
+    assert by_code["good"] == {}
+    for name, code in expected_code.items():
+        assert code in by_code[name], (name, by_code[name])
+        assert doc["faults"][ids[name]]["unrated_matches"] >= 1, name
+    rows = {r["entrant"]: r for r in doc["rows"]}
+    assert rows[ids["good"]]["unrated_matches"] == 0
+    # The fault was told to the bot on its next request.
+    assert "http_status" in faulty["http500"].faults_told
+    assert "illegal_move" in faulty["illegal"].faults_told
