@@ -3,7 +3,7 @@
     trickarena worker [--queue Q] [--burst]            an RQ worker with the scheduler
     trickarena tournament run --game G --seats N --entrant ID ... [--workers K]
     trickarena tournament show ID
-    trickarena bot add --name N --url U --game G ...   register a bot in the harness directory
+    trickarena bot add --name N --url U --game G ...   submit a bot (like createBot)
     trickarena run                                     the platform demo (harness.demo)
 
 Every command reads REDIS_URL, TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options).
@@ -110,8 +110,8 @@ def _standings_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
 def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
     out = {}
     for bot_id in ids:
-        record = ctx.store.bot(bot_id)
-        out[bot_id] = f"{record.name} ({bot_id[:6]})" if record else bot_id
+        record = ctx.bot(bot_id)
+        out[bot_id] = record.name if record else bot_id
     return out
 
 
@@ -221,11 +221,17 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
 
 
 def cmd_bot_add(args: argparse.Namespace) -> int:
-    """Register a bot in the harness directory; prints its id, owner key and secret once."""
+    """Submit a bot to the registry (as createBot does); prints its id, owner key and secret once."""
     _apply_env(args)
+    from api.errors import ServiceError
+
     ctx = _context()
-    record, owner_key = ctx.store.register_bot(args.name, args.url, args.game, secret=args.secret)
-    print(json.dumps({"bot_id": record.bot_id, "owner_key": owner_key, "secret": record.secret}))
+    try:
+        created = ctx.bots.create(args.name, args.url, args.game)
+    except ServiceError as exc:
+        print(json.dumps(exc.to_dict()), file=sys.stderr)
+        return 2
+    print(json.dumps({"bot_id": created.bot.id, "owner_key": created.owner_key, "secret": created.secret}))
     return 0
 
 
@@ -281,14 +287,13 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_tournament_show)
 
-    bot = sub.add_parser("bot", help="the harness's bot directory")
+    bot = sub.add_parser("bot", help="bots (the same registry as the API's createBot)")
     bsub = bot.add_subparsers(dest="bcommand", required=True)
     add = bsub.add_parser("add", help="register a bot")
     _common(add)
     add.add_argument("--name", required=True)
     add.add_argument("--url", required=True)
     add.add_argument("--game", action="append", required=True)
-    add.add_argument("--secret", default=None)
     add.set_defaults(func=cmd_bot_add)
 
     sub.add_parser("run", help="the platform demo (options are harness.demo's)", add_help=False)

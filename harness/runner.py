@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from api.bot_registry import BotNotFound, BotRecord, BotRegistry
 from api.repository import GameRepository, StaleWrite
 from api.service import GameService
 from bots.protocol import MoveStatus
@@ -57,6 +58,7 @@ class HarnessContext:
 
     store: HarnessStore
     service: GameService
+    bots: BotRegistry
     policy: AddressPolicy | None = None
     queue_name: str = "trickarena"
     redis_url: str = ""
@@ -73,7 +75,16 @@ class HarnessContext:
         """A context on `url` with key prefix `prefix`."""
         repository = GameRepository.from_url(url, prefix=prefix)
         store = HarnessStore(repository.client, prefix)
-        return cls(store, GameService(repository), AddressPolicy.from_env(), queue_name, url)
+        policy = AddressPolicy.from_env()
+        bots = BotRegistry(repository.client, prefix, policy=policy)
+        return cls(store, GameService(repository), bots, policy, queue_name, url)
+
+    def bot(self, bot_id: str) -> BotRecord | None:
+        """A bot of the registry (deleted ones included: their matches still finish), or None."""
+        try:
+            return self.bots.record(bot_id)
+        except BotNotFound:
+            return None
 
 
 @dataclass
@@ -188,7 +199,7 @@ def _play(
             ctx, engine, game_id, state, version, int(wal["seat"]), wal["move"]
         )
 
-    bots = {bot_id: store.bot(bot_id) for bot_id in set(seats)}
+    bots = {bot_id: ctx.bot(bot_id) for bot_id in set(seats)}
     clients: dict[str, BotClient] = {}
     for bot_id, record in bots.items():
         url = record.url if record else "http://invalid.invalid/"

@@ -13,18 +13,15 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 - ``l:index``, ``l:<lid>`` (hash: spec, status, next_round, next_at), ``l:<lid>:members``
   (hash bot -> joined_at), ``l:<lid>:ratings`` (hash bot -> rating JSON), ``l:<lid>:round:<n>``
   (the round's tournament id, SETNX so a round is created once), ``l:<lid>:rounds`` (list);
-- ``bot:<id>`` — the harness's bot directory (url, secret, name, owner key digest).
+Bots live in the bots engineer's registry (`api.bot_registry.BotRegistry`, ``bot:<id>``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
@@ -67,26 +64,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
-def owner_digest(key: str) -> str:
-    """Stored form of an owner key."""
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class BotRecord:
-    """What the harness needs to call a bot."""
-
-    bot_id: str
-    name: str
-    url: str
-    secret: str | None
-    games: tuple[str, ...]
-
-    def public(self) -> dict[str, Any]:
-        """Fields anyone may see."""
-        return {"bot_id": self.bot_id, "name": self.name, "url": self.url, "games": list(self.games)}
-
-
 class HarnessStore:
     """Typed access to the harness's keys in one Redis."""
 
@@ -120,7 +97,6 @@ class HarnessStore:
             "ratings": "l:{0}:ratings",
             "round": "l:{0}:round:{1}",
             "rounds": "l:{0}:rounds",
-            "bot": "bot:{0}",
         }
         if kind not in templates:
             raise ValueError(f"unknown key kind {kind!r}")
@@ -274,44 +250,3 @@ class HarnessStore:
     def release_lease(self, tid: str, index: int, token: str) -> None:
         """Give the lease back if we still hold it."""
         self._release(keys=[self.key_for("lease", tid, index)], args=[token])
-
-    # -- bots ---------------------------------------------------------------------------
-    def register_bot(
-        self, name: str, url: str, games: list[str], secret: str | None = None, bot_id: str | None = None
-    ) -> tuple[BotRecord, str]:
-        """Add a bot to the harness directory; returns the record and its owner key (shown once)."""
-        bot_id = bot_id or secrets.token_hex(8)
-        secret = secret if secret is not None else secrets.token_urlsafe(24)
-        owner_key = secrets.token_urlsafe(24)
-        self.client.hset(
-            self.key_for("bot", bot_id),
-            mapping={
-                "name": name,
-                "url": url,
-                "secret": secret,
-                "games": _dumps(games),
-                "owner": owner_digest(owner_key),
-            },
-        )
-        return BotRecord(bot_id, name, url, secret, tuple(games)), owner_key
-
-    def bot(self, bot_id: str) -> BotRecord | None:
-        """A bot of the directory, or None."""
-        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("bot", bot_id)))
-        if not raw:
-            return None
-        secret = raw.get(b"secret")
-        return BotRecord(
-            bot_id=bot_id,
-            name=raw[b"name"].decode(),
-            url=raw[b"url"].decode(),
-            secret=secret.decode() if secret else None,
-            games=tuple(json.loads(raw.get(b"games", b"[]"))),
-        )
-
-    def bot_owner_ok(self, bot_id: str, owner_key: str | None) -> bool:
-        """True when `owner_key` is the bot's owner key (constant-time compare)."""
-        stored = self.client.hget(self.key_for("bot", bot_id), "owner")
-        if stored is None or not owner_key:
-            return False
-        return hmac.compare_digest(stored.decode(), owner_digest(owner_key))

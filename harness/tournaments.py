@@ -15,6 +15,7 @@ from typing import Any
 from croniter import croniter
 
 from api import errors
+from api.bot_registry import BotDeleted, BotNotFound
 from games.base import GameError
 from games.registry import get_game
 from harness.ratings import Rating
@@ -40,20 +41,6 @@ class LeagueNotFound(errors.ServiceError):
     code = "league_not_found"
 
 
-class BotNotFound(errors.ServiceError):
-    """An entrant is not a known bot."""
-
-    status = 404
-    code = "bot_not_found"
-
-
-class OwnerKeyRequired(errors.ServiceError):
-    """The operation needs the bot's owner key."""
-
-    status = 403
-    code = "invalid_owner_key"
-
-
 def _invalid(message: str, code: str = "invalid_tournament", **details: Any) -> errors.Unprocessable:
     return errors.Unprocessable(message, code=code, details=details or None)
 
@@ -68,10 +55,12 @@ def _check_game(ctx: HarnessContext, game: str, seats: int, entrants: list[str])
             f"{game} is played by {list(engine.seat_counts)} seats, not {seats}", code="invalid_seats"
         )
     for bot_id in entrants:
-        record = ctx.store.bot(bot_id)
+        record = ctx.bot(bot_id)
         if record is None:
             raise BotNotFound(f"no bot {bot_id!r}", details={"bot_id": bot_id})
-        if record.games and game not in record.games:
+        if record.status == "deleted":
+            raise BotDeleted(f"bot {bot_id!r} was deleted", details={"bot_id": bot_id})
+        if game not in record.games:
             raise _invalid(f"bot {bot_id!r} does not play {game}", code="bot_game_mismatch", bot_id=bot_id)
 
 
@@ -400,10 +389,7 @@ def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
 def join_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
     """Add a bot (its owner key required) to the league's members."""
     spec = _league(ctx, lid)["spec"]
-    if ctx.store.bot(bot_id) is None:
-        raise BotNotFound(f"no bot {bot_id!r}", details={"bot_id": bot_id})
-    if not ctx.store.bot_owner_ok(bot_id, owner_key):
-        raise OwnerKeyRequired("joining needs the bot's owner key (X-Owner-Key)")
+    ctx.bots.authorize(bot_id, owner_key)
     _check_game(ctx, spec["game"], spec["seats"], [bot_id])
     ctx.store.client.hsetnx(ctx.store.key_for("members", lid), bot_id, time.time())
     return get_league(ctx, lid)
@@ -412,8 +398,7 @@ def join_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | Non
 def leave_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
     """Remove a bot (its owner key required); its past results stay in earlier rounds."""
     _league(ctx, lid)
-    if not ctx.store.bot_owner_ok(bot_id, owner_key):
-        raise OwnerKeyRequired("leaving needs the bot's owner key (X-Owner-Key)")
+    ctx.bots.authorize(bot_id, owner_key)
     if not ctx.store.client.hdel(ctx.store.key_for("members", lid), bot_id):
         raise errors.Conflict(f"bot {bot_id!r} is not a member", code="not_a_member")
     return get_league(ctx, lid)

@@ -7,11 +7,13 @@ import random
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from api.bot_registry import BotRegistry
 from bots.bundled import make_bot
 from bots.protocol import verify
 from bots.sdk import BotServer
@@ -114,12 +116,41 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
+def submit(registry: BotRegistry, name: str, url: str) -> tuple[str, str, str]:
+    """Submit a bot through the registry (createBot's code path); (bot id, owner key, secret)."""
+    created = registry.create(name, url, GAMES)
+    return created.bot.id, created.owner_key, created.secret
+
+
+def submit_faulty(registry: BotRegistry, server: FaultyBotServer, name: str) -> str:
+    """Submit a fault-injecting bot and give it its signing secret; the bot id."""
+    bot_id, _owner, secret = submit(registry, name, server.url)
+    server.secret = secret
+    return bot_id
+
+
 @contextmanager
-def random_bots(count: int, secret: str) -> Iterator[list[BotServer]]:
-    """`count` of the SDK's bundled random bots, each on its own port."""
-    servers = [BotServer(make_bot("random"), secret).start() for _ in range(count)]
+def random_bots(registry: BotRegistry, count: int, prefix: str = "random") -> Iterator[list[tuple[str, str]]]:
+    """`count` bundled random bots (the SDK's server) submitted to the registry; [(bot id, owner key)].
+
+    The signing secret only exists once the bot is submitted, so each bot is first served without
+    one (enough for the submission probe, `GET /`), then served again with its secret and its URL
+    updated through the registry (which probes the new URL too).
+    """
+    servers: list[BotServer] = []
+    out: list[tuple[str, str]] = []
     try:
-        yield servers
+        for i in range(count):
+            probe = BotServer(make_bot("random"), None).start()
+            try:
+                bot_id, owner_key, secret = submit(registry, f"{prefix}{i}-{uuid.uuid4().hex[:6]}", probe.url)
+                server = BotServer(make_bot("random"), secret).start()
+                servers.append(server)
+                registry.update(bot_id, owner_key, url=server.url)
+            finally:
+                probe.stop()
+            out.append((bot_id, owner_key))
+        yield out
     finally:
         for server in servers:
             server.stop()

@@ -18,7 +18,6 @@ from harness.jobs import job_id
 from harness.runner import HarnessContext
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "harness-test-secret"
 
 
 @pytest.fixture()

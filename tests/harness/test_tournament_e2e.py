@@ -12,14 +12,8 @@ from harness.runner import HarnessContext
 from harness.standings import compute_standings
 from harness.tournaments import create_tournament, get_standings, get_tournament, list_matches
 
-from .bot_servers import FaultyBotServer, random_bots, refused_url
-from .conftest import SECRET, WorkerProcs, wait_for
-
-GAMES = ["tricky-teams", "trick-n-trouble"]
-
-
-def _register(ctx: HarnessContext, name: str, url: str) -> str:
-    return ctx.store.register_bot(name, url, GAMES, secret=SECRET)[0].bot_id
+from .bot_servers import FaultyBotServer, random_bots, submit_faulty
+from .conftest import WorkerProcs, wait_for
 
 
 def _finished(ctx: HarnessContext, tid: str) -> bool:
@@ -49,8 +43,8 @@ def test_full_tricky_teams_tournament_completes_with_correct_standings(
     ctx: HarnessContext, workers: WorkerProcs
 ) -> None:
     """Rule: a round robin of Tricky Teams (3 bots, 4 seats) runs on real workers to correct standings."""
-    with random_bots(3, SECRET) as bots:
-        ids = [_register(ctx, f"random{i}", b.url) for i, b in enumerate(bots)]
+    with random_bots(ctx.bots, 3) as bots:
+        ids = [bot_id for bot_id, _ in bots]
         workers.start()
         workers.start()
         info = create_tournament(
@@ -78,8 +72,8 @@ def test_full_tricky_teams_tournament_completes_with_correct_standings(
 @pytest.mark.timeout(180)
 def test_full_trick_n_trouble_tournament_cross_play(ctx: HarnessContext, workers: WorkerProcs) -> None:
     """Rule: every Trick 'n Trouble team composition plays the same deals; cross-play standings."""
-    with random_bots(2, SECRET) as bots:
-        ids = [_register(ctx, f"random{i}", b.url) for i, b in enumerate(bots)]
+    with random_bots(ctx.bots, 2) as bots:
+        ids = [bot_id for bot_id, _ in bots]
         workers.start()
         info = create_tournament(
             ctx, "trick-n-trouble", 3, ids, deals=2, deadline_ms=2000, time_bank_ms=2000, seed=5
@@ -110,15 +104,18 @@ def test_fault_injecting_bots_cannot_stop_or_corrupt_a_tournament(
 ) -> None:
     """Rule: slow, hanging, 500, garbage, illegal and refused bots fault; the tournament still finishes."""
     faulty = {
-        name: FaultyBotServer(name, SECRET, delay_s=0.35).start()
+        name: FaultyBotServer(name, delay_s=0.35).start()
         for name in ("slow", "hang", "http500", "garbage", "illegal")
     }
+    gone = FaultyBotServer("refused").start()
+    tag = ctx.store.prefix[8:20]
     try:
-        with random_bots(1, SECRET) as (good,):
-            ids = {"good": _register(ctx, "good", good.url)}
+        with random_bots(ctx.bots, 1, "good") as ((good, _),):
+            ids = {"good": good}
             for name, server in faulty.items():
-                ids[name] = _register(ctx, name, server.url)
-            ids["refused"] = _register(ctx, "refused", refused_url())
+                ids[name] = submit_faulty(ctx.bots, server, f"{name}-{tag}")
+            ids["refused"] = submit_faulty(ctx.bots, gone, f"refused-{tag}")
+            gone.stop()  # submitted while it listened; now nothing does: connection refused
             workers.start()
             workers.start()
             order = list(ids.values())
