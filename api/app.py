@@ -26,7 +26,7 @@ from api.service import GameService
 
 log = logging.getLogger("trickarena.api")
 
-EXTRA_BLUEPRINT_MODULES: tuple[str, ...] = ("api.bots_api", "api.tournaments_api")
+EXTRA_BLUEPRINT_MODULES: tuple[str, ...] = ("api.bots_api", "api.tournaments_api", "api.ops", "api.web")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_VERSION = "1.0.0"
 

@@ -56,8 +56,14 @@ class RedisHandle:
             self._tmp.cleanup()
 
 
-def start_redis_server(data_dir: Path | None = None, persist: bool = False) -> RedisHandle:
-    """Start `redis-server` on a free loopback port; persist (AOF) under `data_dir` if asked."""
+def start_redis_server(
+    data_dir: Path | None = None, persist: bool = False, new_session: bool = False
+) -> RedisHandle:
+    """Start `redis-server` on a free loopback port; persist (AOF) under `data_dir` if asked.
+
+    `new_session` puts the server in its own session, so a terminal Ctrl-C reaches only its parent
+    (which stops it last, after the processes that use it).
+    """
     binary = shutil.which("redis-server")
     if binary is None:
         raise FileNotFoundError("redis-server not on PATH")
@@ -69,7 +75,9 @@ def start_redis_server(data_dir: Path | None = None, persist: bool = False) -> R
     port = _free_port()
     args = [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data_dir), "--save", ""]
     args += ["--appendonly", "yes" if persist else "no"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=new_session
+    )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

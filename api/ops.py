@@ -1,0 +1,311 @@
+"""Operations: Prometheus `/metrics`, structured JSON logs with request/match ids, worker health.
+
+Metrics come from two places, so that they add up across gunicorn workers and machines:
+
+- HTTP requests and API moves are counted in-process with `prometheus_client`; under gunicorn
+  `PROMETHEUS_MULTIPROC_DIR` points every worker at one directory and `/metrics` aggregates it.
+- What the RQ workers do (moves played in matches, bot decision time, bot faults) is counted in
+  Redis hashes (`record_match`, called once per recorded match), and the queue depth and worker
+  count are read from RQ at scrape time, so any API process reports the whole platform.
+
+`python -m api.ops probe URL` is the container health probe: exit 0 when URL answers and, for
+getHealth, when its Redis section is ok (getHealth is 503 while no worker runs, which must not
+take the API out of service).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import logging
+import os
+import sys
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, cast
+
+import redis
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+LOG_FORMAT_ENV = "TRICKARENA_LOG_FORMAT"
+QUEUE_ENV = "TRICKARENA_QUEUE"
+DEFAULT_QUEUE = "trickarena"
+REQUEST_ID_HEADER = "X-Request-ID"
+METRICS_KEY = "metrics"  # under the key prefix: a hash of platform-wide counters
+
+log = logging.getLogger("trickarena.access")
+
+# Fields that a log line carries from its context (set per request, or per match by the worker).
+_context: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "trickarena_log_context", default=None
+)
+
+HTTP_REQUESTS = Counter(
+    "trickarena_http_requests_total", "HTTP requests served", ["endpoint", "method", "status"]
+)
+HTTP_LATENCY = Histogram(
+    "trickarena_http_request_duration_seconds",
+    "HTTP request latency",
+    ["endpoint"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
+)
+API_MOVES = Counter("trickarena_api_moves_total", "Moves applied through postMove")
+
+
+# -- logs ---------------------------------------------------------------------------------------
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, context ids and `extra` fields."""
+
+    _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        """Render `record` as a single JSON line."""
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        out.update(_context.get() or {})
+        for key, value in vars(record).items():
+            if key not in self._STANDARD and not key.startswith("_"):
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str, separators=(",", ":"))
+
+
+def configure_logging(fmt: str | None = None, level: int = logging.INFO) -> None:
+    """Install the JSON (or plain) formatter on the root logger once; `fmt` defaults to the env."""
+    fmt = fmt or os.environ.get(LOG_FORMAT_ENV)
+    if not fmt:
+        return  # leave logging as the host (pytest, an embedding app) configured it
+    root = logging.getLogger()
+    if any(getattr(h, "_trickarena", False) for h in root.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    plain = logging.Formatter("%(levelname)s %(name)s %(message)s")
+    handler.setFormatter(JsonFormatter() if fmt == "json" else plain)
+    handler._trickarena = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+@contextlib.contextmanager
+def log_context(**fields: Any) -> Iterator[None]:
+    """Add fields (e.g. match_id, tournament_id) to every log line written inside the block."""
+    token = _context.set({**(_context.get() or {}), **{k: v for k, v in fields.items() if v is not None}})
+    try:
+        yield
+    finally:
+        _context.reset(token)
+
+
+# -- worker-side counters in Redis --------------------------------------------------------------
+def record_match(client: redis.Redis, prefix: str, game: str, record: Mapping[str, Any]) -> None:
+    """Count one recorded match (moves, bot decision time, faults by code) in the Redis metrics hash."""
+    timing = record.get("timing") or {}
+    decisions = int(timing.get("decisions", record.get("decisions", 0)))
+    pipe = client.pipeline(transaction=False)
+    key = f"{prefix}{METRICS_KEY}"
+    pipe.hincrby(key, f"matches|{game}", 1)
+    pipe.hincrby(key, f"moves|{game}", decisions)
+    pipe.hincrbyfloat(key, f"bot_seconds|{game}", float(timing.get("bot_s", 0.0)))
+    for codes in record.get("fault_codes") or ():
+        for code, n in codes.items():
+            pipe.hincrby(key, f"faults|{game}|{code}", int(n))
+    pipe.execute()
+
+
+class PlatformCollector(Collector):
+    """Scrape-time metrics from Redis: worker counters, RQ queue depth and live workers."""
+
+    def __init__(self, client: redis.Redis, prefix: str, queue: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.queue = queue
+
+    def collect(self) -> Iterable[Metric]:
+        """Yield the platform metric families (empty families when Redis is unreachable)."""
+        matches = CounterMetricFamily("trickarena_matches", "Matches recorded by workers", labels=["game"])
+        moves = CounterMetricFamily("trickarena_match_moves", "Moves played in matches", labels=["game"])
+        bot_s = CounterMetricFamily(
+            "trickarena_bot_decision_seconds", "Time bots took to answer /move, summed", labels=["game"]
+        )
+        faults = CounterMetricFamily("trickarena_bot_faults", "Bot faults by code", labels=["game", "code"])
+        depth = GaugeMetricFamily("trickarena_queue_depth", "Jobs waiting in the queue", labels=["queue"])
+        workers = GaugeMetricFamily("trickarena_workers", "RQ workers alive", labels=["queue"])
+        up = GaugeMetricFamily("trickarena_redis_up", "1 when Redis answered this scrape")
+        try:
+            raw = self.client.hgetall(f"{self.prefix}{METRICS_KEY}")
+            counts = worker_status(self.client, self.queue)
+        except (redis.RedisError, OSError):
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        for field_b, value_b in cast(dict[bytes, bytes], raw).items():
+            parts = field_b.decode().split("|")
+            value = float(value_b)
+            if parts[0] == "matches":
+                matches.add_metric([parts[1]], value)
+            elif parts[0] == "moves":
+                moves.add_metric([parts[1]], value)
+            elif parts[0] == "bot_seconds":
+                bot_s.add_metric([parts[1]], value)
+            elif parts[0] == "faults" and len(parts) == 3:
+                faults.add_metric([parts[1], parts[2]], value)
+        depth.add_metric([self.queue], counts["queued"])
+        workers.add_metric([self.queue], counts["count"])
+        yield from (matches, moves, bot_s, faults, depth, workers, up)
+
+
+def worker_status(client: redis.Redis, queue: str) -> dict[str, Any]:
+    """Live RQ workers (all, and those listening on `queue`), the queue depth and scheduler presence."""
+    from rq import Queue, Worker
+
+    all_workers = Worker.all(connection=client)
+    listening = [w for w in all_workers if queue in w.queue_names()]
+    q = Queue(queue, connection=client)
+    return {
+        "ok": bool(listening),
+        "count": len(listening),
+        "queue": queue,
+        "queued": q.count,
+        "workers": sorted(w.name for w in listening),
+    }
+
+
+# -- the Flask side -----------------------------------------------------------------------------
+def _registry(collector: Collector) -> CollectorRegistry:
+    registry = CollectorRegistry()
+    if os.environ.get(MULTIPROC_ENV):
+        from prometheus_client import multiprocess
+
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    else:
+        from prometheus_client import REGISTRY
+
+        registry.register(_Forward(REGISTRY))
+    registry.register(collector)
+    return registry
+
+
+class _Forward(Collector):
+    """Expose the process-wide default registry inside our per-app registry."""
+
+    def __init__(self, source: CollectorRegistry) -> None:
+        self.source = source
+
+    def collect(self) -> Iterable[Metric]:
+        """Every metric of the source registry."""
+        return self.source.collect()
+
+
+def init_app(app: Flask) -> None:
+    """Request ids, JSON access logs, request metrics, `/metrics`, and the workers section of getHealth."""
+    from api.app import register_health_check
+
+    configure_logging()
+    service = app.extensions["trickarena.service"]
+    client: redis.Redis = service.repository.client
+    prefix: str = service.repository.prefix
+    queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
+    registry = _registry(PlatformCollector(client, prefix, queue))
+
+    @app.before_request
+    def _start() -> None:
+        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+        # Accept a caller's id only if it is short and printable: it ends up in every log line.
+        g.request_id = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
+        g.started = time.perf_counter()
+        g.log_token = _context.set({"request_id": g.request_id})
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        endpoint = request.url_rule.rule if request.url_rule is not None else "<unmatched>"
+        status = str(response.status_code)
+        HTTP_REQUESTS.labels(endpoint, request.method, status).inc()
+        HTTP_LATENCY.labels(endpoint).observe(elapsed)
+        view_args = request.view_args or {}
+        if response.status_code == 200 and (request.endpoint or "").endswith("post_move"):
+            API_MOVES.inc()
+        response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+        if endpoint != "/metrics":
+            log.info(
+                "%s %s %s",
+                request.method,
+                request.path,
+                status,
+                extra={
+                    "method": request.method,
+                    "path": request.path,
+                    "endpoint": endpoint,
+                    "status": response.status_code,
+                    "duration_ms": round(elapsed * 1000, 3),
+                    "game_id": view_args.get("game_id"),
+                    "tournament_id": view_args.get("tournament_id"),
+                },
+            )
+        return response
+
+    @app.teardown_request
+    def _reset(_exc: BaseException | None) -> None:
+        token = g.pop("log_token", None)
+        if token is not None:
+            with contextlib.suppress(ValueError):
+                _context.reset(token)
+
+    def metrics() -> Response:
+        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+    app.add_url_rule("/metrics", endpoint="trickarena_metrics", view_func=metrics, methods=["GET"])
+    register_health_check(app, "workers", lambda: worker_status(client, queue))
+
+
+def register(_api: Any, app: Flask) -> None:
+    """Hook for the app factory's optional modules."""
+    init_app(app)
+
+
+# -- the container probe ------------------------------------------------------------------------
+def probe(url: str, timeout: float = 4.0) -> bool:
+    """True when `url` answers; for a getHealth body, only when its Redis section is ok."""
+    import urllib.error
+    import urllib.request
+
+    status_ok = True
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 (operator-given URL)
+            body = answer.read()
+    except urllib.error.HTTPError as exc:
+        body, status_ok = exc.read(), False
+    except OSError:
+        return False
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return status_ok
+    if isinstance(doc, dict) and isinstance(doc.get("redis"), dict):
+        return bool(doc["redis"].get("ok"))
+    return status_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m api.ops probe URL`: exit 0 when healthy, 1 otherwise."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] != "probe":
+        print("usage: python -m api.ops probe URL", file=sys.stderr)
+        return 2
+    return 0 if probe(args[1]) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,256 @@
+"""The web pages: tournaments, leagues and a game viewer, plain HTML/CSS/JS served by the API.
+
+The pages are static files (`static/`); they read the public games API (getGame, the event
+stream) and a few read-only JSON documents under `/web/data/` that assemble what one page shows
+in one request (a tournament with its standings, rating history and matches; the frames of a
+finished game re-simulated from its replay). The data routes are outside openapi.yaml on
+purpose: they are the pages' private backend, not part of the API contract.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_from_directory
+
+from api.schemas import GAME_ID_PATTERN
+from api.service import GameService
+from games.base import GameError
+from games.registry import get_game
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_FRAMES = 5000  # a finished game has a few hundred actions; this bounds a pathological one
+ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+bp = Blueprint("web", __name__, url_prefix="/web")
+
+
+def _service() -> GameService:
+    service: GameService = current_app.extensions["trickarena.service"]
+    return service
+
+
+def _context() -> Any:
+    """The harness context on the app's Redis and key prefix (built once per app)."""
+    from harness.runner import HarnessContext
+
+    ctx = current_app.extensions.get("trickarena.web.harness")
+    if ctx is None:
+        repository = _service().repository
+        url = str(current_app.config["REDIS_URL"])
+        ctx = HarnessContext.build(url, repository.prefix)
+        current_app.extensions["trickarena.web.harness"] = ctx
+    return ctx
+
+
+def _check_id(value: str) -> str:
+    if not value or len(value) > 64 or not set(value) <= ID_CHARS:
+        abort(404)
+    return value
+
+
+def _not_found(message: str) -> Response:
+    response = jsonify({"code": "not_found", "message": message})
+    response.status_code = 404
+    return response
+
+
+# -- pages ----------------------------------------------------------------------------------------
+@bp.get("/")
+def index() -> Response:
+    """The home page: tournaments and leagues."""
+    return send_from_directory(STATIC, "index.html")
+
+
+# Pages with an id in their path: the page reads the id from its own URL.
+ID_PAGES = {"tournaments": "tournament.html", "leagues": "league.html", "games": "viewer.html"}
+
+
+@bp.get("/<kind>/<ident>")
+def id_page(kind: str, ident: str) -> Response:
+    """A tournament (standings, chart, heat map, matches), a league, or the game viewer."""
+    page = ID_PAGES.get(kind)
+    if page is None:
+        abort(404)
+    _check_id(ident)
+    return send_from_directory(STATIC, page)
+
+
+@bp.get("/static/<path:name>")
+def static_file(name: str) -> Response:
+    """The pages' CSS and JS."""
+    return send_from_directory(STATIC, name, max_age=300)
+
+
+# -- data -----------------------------------------------------------------------------------------
+def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    lookup = getattr(ctx, "bot", None) or ctx.store.bot
+    for bot_id in ids:
+        record = lookup(bot_id)
+        out[bot_id] = record.name if record is not None else bot_id
+    return out
+
+
+@bp.get("/data/overview")
+def overview() -> Response:
+    """Recent tournaments (with progress) and leagues."""
+    from harness import tournaments as t
+
+    ctx = _context()
+    rows = []
+    for tid in ctx.store.list_tournaments(limit=50):
+        try:
+            info = t.get_tournament(ctx, tid)
+        except Exception:  # a half-written record must not take the home page down
+            continue
+        info["entrant_names"] = _names(ctx, info["entrants"])
+        rows.append(info)
+    leagues = []
+    for raw in ctx.store.client.zrevrange(ctx.store.key_for("league_index"), 0, 49):
+        try:
+            leagues.append(t.get_league(ctx, raw.decode()))
+        except Exception:
+            continue
+    return jsonify({"tournaments": rows, "leagues": leagues})
+
+
+def rating_history(results: list[dict[str, Any]], cooperative: bool, prior: dict[str, Any]) -> dict[str, Any]:
+    """Each entrant's OpenSkill mu/ordinal after every rating event, in the order they were played."""
+    from harness.ratings import Rating, competitive_events, cooperative_events, rate
+
+    ordered = sorted(results, key=lambda r: int(r["index"]))
+    events = cooperative_events(ordered) if cooperative else competitive_events(ordered)
+    ratings: dict[str, Rating] = {b: Rating(mu, sigma) for b, (mu, sigma) in prior.items()}
+    series: dict[str, list[dict[str, float]]] = {}
+    bots = sorted({b for ev in events for team in ev.teams for b in team} | set(ratings))
+    for bot in bots:
+        start = ratings.get(bot, Rating())
+        series[bot] = [{"mu": start.mu, "ordinal": start.ordinal}]
+    for event in events:
+        ratings = rate([event], ratings)
+        for bot in bots:
+            now = ratings.get(bot, Rating())
+            series[bot].append({"mu": now.mu, "ordinal": now.ordinal})
+    return {"events": len(events), "series": series}
+
+
+@bp.get("/data/tournaments/<tid>")
+def tournament_data(tid: str) -> Response:
+    """Everything the tournament page shows, in one document."""
+    from harness import tournaments as t
+
+    _check_id(tid)
+    ctx = _context()
+    try:
+        info = t.get_tournament(ctx, tid)
+    except t.TournamentNotFound:
+        return _not_found(f"no tournament {tid}")
+    standings = t.get_standings(ctx, tid)
+    matches = t.list_matches(ctx, tid)
+    record = ctx.store.tournament(tid) or {"spec": {}}
+    prior = record["spec"].get("prior") or {}
+    history = rating_history(ctx.store.results(tid), bool(standings.get("cooperative")), prior)
+    return jsonify(
+        {
+            "tournament": info,
+            "names": _names(ctx, info["entrants"]),
+            "standings": standings,
+            "history": history,
+            "matches": matches,
+        }
+    )
+
+
+@bp.get("/data/leagues/<lid>")
+def league_data(lid: str) -> Response:
+    """The league, its combined standings and its rounds."""
+    from harness import tournaments as t
+
+    _check_id(lid)
+    ctx = _context()
+    try:
+        info = t.get_league(ctx, lid)
+    except t.LeagueNotFound:
+        return _not_found(f"no league {lid}")
+    standings = t.league_standings(ctx, lid)
+    rounds = []
+    for tid in info["rounds"]:
+        try:
+            rounds.append(t.get_tournament(ctx, tid))
+        except t.TournamentNotFound:
+            continue
+    ids = list(dict.fromkeys([*info["members"], *(r["entrant"] for r in standings["rows"])]))
+    return jsonify({"league": info, "names": _names(ctx, ids), "standings": standings, "rounds": rounds})
+
+
+def _perspectives(seats: int, raw: str | None) -> list[int | None]:
+    if raw in (None, "", "spectator"):
+        return [None]
+    if raw == "all":
+        return list(range(seats))
+    try:
+        seat = int(raw)
+    except ValueError:
+        abort(422)
+    if not 0 <= seat < seats:
+        abort(422)
+    return [seat]
+
+
+@bp.get("/data/games/<gid>/frames")
+def game_frames(gid: str) -> Response:
+    """A finished game re-simulated from its replay: the views after every action.
+
+    `seat` is `spectator` (default), a seat number, or `all` (one view per seat per frame).
+    Views of a finished game are computed from its replay, which the API only gives out once
+    the game is over, so no hidden card of a running game leaves through here.
+    """
+    import re
+
+    if not re.fullmatch(GAME_ID_PATTERN.strip("^$"), gid):
+        return _not_found(f"no game {gid}")
+    from api.errors import ServiceError
+
+    try:
+        replay = _service().replay(gid)
+    except ServiceError as error:
+        response = jsonify(error.to_dict())
+        response.status_code = error.status
+        return response
+    engine = get_game(replay["game"])
+    perspectives = _perspectives(int(replay["seats"]), request.args.get("seat"))
+    header, actions = replay["header"], replay["actions"][:MAX_FRAMES]
+    try:
+        state = engine.replay(header, [])
+    except GameError as exc:
+        return jsonify({"code": exc.code, "message": exc.message}), 409  # type: ignore[return-value]
+    frames = [{"step": 0, "action": None, "views": [engine.view(state, p) for p in perspectives]}]
+    for step, action in enumerate(actions, start=1):
+        engine.apply(state, int(action["seat"]), action["move"])
+        views = [engine.view(state, p) for p in perspectives]
+        frames.append({"step": step, "action": action, "views": views})
+    return jsonify(
+        {
+            "game_id": gid,
+            "game": replay["game"],
+            "seats": replay["seats"],
+            "perspectives": perspectives,
+            "result": replay["result"],
+            "frames": frames,
+        }
+    )
+
+
+def init_app(app: Flask) -> None:
+    """Serve the pages under /web and send / to them."""
+    app.register_blueprint(bp)
+
+    if "/" not in {rule.rule for rule in app.url_map.iter_rules()}:
+        app.add_url_rule("/", endpoint="web_root", view_func=lambda: current_app.redirect("/web/"))
+
+
+def register(_api: Any, app: Flask) -> None:
+    """Hook for the app factory's optional modules."""
+    init_app(app)

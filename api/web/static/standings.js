@@ -1,0 +1,58 @@
+// Standings table, rating chart and heat map, shared by the tournament and league pages.
+"use strict";
+
+TA.standingsTable = (doc, names) => {
+  const rows = doc.rows || [];
+  if (!rows.length) return `<p class="empty">No results yet.</p>`;
+  const means = rows.flatMap((r) => [r.mean_score, ...(r.score_ci || [])]).filter((v) => v !== null && v !== undefined);
+  const lo = Math.min(...means), hi = Math.max(...means);
+  const coop = !!doc.cooperative;
+  return `<table id="standings">
+    <tr><th class="num">#</th><th>Bot</th><th class="num">Games</th><th class="num">Wins</th><th class="num">${coop ? "Team score" : "Mean coins"}</th>
+      <th>95% interval</th><th class="num greek">μ</th><th class="num greek">σ</th><th class="num">Ordinal</th>${coop ? '<th class="num">Threshold</th>' : ""}<th class="num">Faults</th></tr>
+    ${rows.map((r) => `<tr data-entrant="${TA.esc(r.entrant)}">
+      <td class="num">${r.rank}</td>
+      <td><b>${TA.esc(names[r.entrant] || r.entrant)}</b>${r.separated ? "" : ` <span class="tie" title="interval overlaps ${TA.esc((r.not_separated_from || []).map((b) => names[b] || b).join(", "))}">≈ not yet separated</span>`}</td>
+      <td class="num">${r.games}</td>
+      <td class="num">${r.wins}${r.shared_wins ? ` <span class="muted">(${r.shared_wins} shared)</span>` : ""}</td>
+      <td class="num">${TA.fmt(r.mean_score)}</td>
+      <td>${TA.ciBar(r.mean_score, r.score_ci, lo, hi)}<span class="muted" style="font-size:12px">${r.score_ci ? `${TA.fmt(r.score_ci[0])} – ${TA.fmt(r.score_ci[1])}` : ""}</span></td>
+      <td class="num">${TA.fmt(r.rating.mu)}</td><td class="num">${TA.fmt(r.rating.sigma)}</td><td class="num">${TA.fmt(r.rating.ordinal)}</td>
+      ${coop ? `<td class="num">${TA.pct(r.threshold_rate)}</td>` : ""}
+      <td class="num">${r.faults}${r.unrated_matches ? ` <span class="muted">(${r.unrated_matches} unrated)</span>` : ""}</td></tr>`).join("")}
+  </table>`;
+};
+
+TA.heatMap = (doc, names) => {
+  const order = (doc.rows || []).map((r) => r.entrant);
+  if (!order.length) return `<p class="empty">No results yet.</p>`;
+  const label = (b) => TA.esc(names[b] || b);
+  if (doc.cooperative) {
+    const m = doc.cross_play || {};
+    const vals = order.flatMap((a) => order.map((b) => (m[a] && m[a][b] && m[a][b].mean))).filter((v) => v !== null && v !== undefined);
+    const lo = Math.min(...vals), hi = Math.max(...vals);
+    return `<table class="heat" id="heatmap"><tr><th>with →</th>${order.map((b) => `<th>${label(b)}</th>`).join("")}</tr>
+      ${order.map((a) => `<tr><th>${label(a)}</th>${order.map((b) => {
+        const c = m[a] && m[a][b];
+        const v = c ? c.mean : null;
+        const t = (v === null || v === undefined) ? null : (hi > lo ? (v - lo) / (hi - lo) : 0.5);
+        return `<td class="cell" style="background:${TA.heat(t)}" title="${c ? c.games : 0} games">${TA.fmt(v, 1)}</td>`;
+      }).join("")}</tr>`).join("")}</table>
+      <div class="legend muted">Mean team score of games where the row bot played with the column bot (diagonal: self-play).</div>`;
+  }
+  const m = doc.head_to_head || {};
+  return `<table class="heat" id="heatmap"><tr><th>row vs →</th>${order.map((b) => `<th>${label(b)}</th>`).join("")}</tr>
+    ${order.map((a) => `<tr><th>${label(a)}</th>${order.map((b) => {
+      if (a === b) return `<td class="cell" style="background:#ece6da">—</td>`;
+      const c = m[a] && m[a][b];
+      const v = c ? c.rate : null;
+      return `<td class="cell" style="background:${TA.heat(v)}" title="${c ? `${c.wins} W · ${c.losses} L · ${c.ties} T` : ""}">${v === null || v === undefined ? "–" : TA.pct(v)}</td>`;
+    }).join("")}</tr>`).join("")}</table>
+    <div class="legend muted">How often the row bot scored more than the column bot at the same table (ties count half).</div>`;
+};
+
+TA.ratingChart = (history, names) => {
+  const series = {};
+  for (const [bot, points] of Object.entries(history.series || {})) series[names[bot] || bot] = points.map((p) => p.ordinal);
+  return TA.lineChart(series, {label: "rating over time", xlabel: "rated events"});
+};

@@ -1,0 +1,213 @@
+// The game viewer: follow a live game through the event stream, or replay a finished one move by
+// move / trick by trick from the spectator's or any seat's perspective (or every seat at once).
+"use strict";
+
+const gid = TA.lastPathPart();
+const $ = (id) => document.getElementById(id);
+const state = {game: null, seats: 0, mode: null, frames: [], i: 0, timer: null, source: null, perspective: "spectator", live: null};
+
+function seatName(s) { return `Seat ${s}`; }
+
+function describeMove(action) {
+  if (!action) return "start";
+  const m = action.move || {};
+  const bits = [m.type];
+  if (m.card) bits.push(m.card);
+  if (m.level !== undefined) bits.push(`level ${m.level}`);
+  if (m.task) bits.push(m.task);
+  if (m.seat !== undefined) bits.push(`seat ${m.seat}`);
+  if (m.wish) bits.push(`wish: seat ${m.wish.seat} plays ${m.wish.team}`);
+  return `${seatName(action.seat)}: ${bits.join(" ")}`;
+}
+
+// ---- rendering ---------------------------------------------------------------------------------
+function handFor(views, seat) {
+  for (const v of views) if (v.seat === seat && v.hand) return v.hand;
+  const v = views[0];
+  if (v.hands && v.hands[seat]) return v.hands[seat];  // revealed after the end (Trick 'n Trouble)
+  return null;
+}
+
+function renderTrickyTeams(views) {
+  const v = views[0], game = "tricky-teams";
+  const toMove = new Set(v.to_move || []);
+  const seatsHtml = v.players.map((p) => {
+    const hand = handFor(views, p.seat);
+    const legal = new Set(views.filter((x) => x.seat === p.seat).flatMap((x) => (x.legal_moves || []).map((m) => m.card)));
+    const cards = hand ? hand.map((c) => TA.card(game, c, {small: true, legal: legal.has(c)})).join("")
+                       : Array.from({length: p.hand_size}, () => TA.card(game, null, {small: true})).join("");
+    const extras = [...(p.eights || []).map((c) => TA.card(game, c, {small: true})), ...(p.cooks || []).map((c) => TA.card(game, c, {small: true}))].join("");
+    return `<div class="seat${toMove.has(p.seat) ? " to-move" : ""}" data-seat="${p.seat}">
+      <h3><span>${seatName(p.seat)}${views.length === 1 && v.seat === p.seat ? " (you)" : ""}</span><span>${p.total} coins · loot ${p.loot_size}</span></h3>
+      <div>${cards || '<span class="muted">no cards</span>'}</div>
+      ${extras ? `<div class="muted" style="font-size:12px;margin-top:4px">on the table: ${extras}</div>` : ""}</div>`;
+  }).join("");
+  const trick = (v.trick || []).map((t) => `<div class="play">${TA.card(game, t.card)}<div>${seatName(t.seat)}${t.wish ? `<br>wish: seat ${t.wish.seat} → ${TA.esc(TA.TT_TEAMS[t.wish.team] || t.wish.team)}` : ""}</div></div>`).join("");
+  let last = "";
+  if (v.last_trick && !(v.trick || []).length) {
+    const lt = v.last_trick;
+    last = `<div style="text-align:center">Trick ${lt.number} of raid ${lt.raid}: won by the <b>${TA.esc(TA.TT_TEAMS[lt.winning_team] || lt.winning_team)}</b> (${lt.winners.map(seatName).join(", ")})</div>
+      <div class="trick">${lt.plays.map((pl) => `<div class="play">${TA.card(game, pl.card, {win: lt.winners.includes(pl.seat)})}<div>${seatName(pl.seat)} · ${pl.strength}</div></div>`).join("")}</div>`;
+  }
+  return `<div class="seats">${seatsHtml}</div>
+    ${trick || !last ? `<div class="trick" id="trick">${trick || '<span style="opacity:.7">no cards on the table</span>'}</div>` : ""}${last}
+    ${v.result ? `<div style="text-align:center;font-size:18px">Final: ${v.result.scores.map((s, i) => `${seatName(i)} ${s}`).join(" · ")} — winner${v.result.winners.length > 1 ? "s" : ""} ${v.result.winners.map(seatName).join(", ")}</div>` : ""}`;
+}
+
+function renderTrickNTrouble(views) {
+  const v = views[0], game = "trick-n-trouble";
+  const colours = (v.options && v.options.colours) || [];
+  const toMove = new Set(v.to_move || []);
+  const seatsHtml = Array.from({length: v.seats}, (_, s) => {
+    const hand = handFor(views, s);
+    const legal = new Set(views.filter((x) => x.seat === s).flatMap((x) => (x.legal_moves || []).map((m) => m.card)));
+    const cards = hand ? hand.map((c) => TA.card(game, c, {small: true, legal: legal.has(c), colours})).join("")
+                       : Array.from({length: v.hand_sizes[s]}, () => TA.card(game, null, {small: true})).join("");
+    return `<div class="seat${toMove.has(s) ? " to-move" : ""}" data-seat="${s}"><h3><span>${seatName(s)}${v.lead === s ? " · lead" : ""}${views.length === 1 && v.seat === s ? " (you)" : ""}</span><span>${v.hand_sizes[s]} cards</span></h3><div>${cards}</div></div>`;
+  }).join("");
+  const tasks = (v.tasks || []).map((t) => `<span class="task"><b>${t.points} pts</b> · L${t.level} · ${TA.esc(t.text)}</span>`).join("");
+  const trick = (v.trick || []).map((t) => `<div class="play">${TA.card(game, t.card, {colours})}<div>${seatName(t.seat)}</div></div>`).join("");
+  const lastTrick = (!trick && v.tricks && v.tricks.length) ? v.tricks[v.tricks.length - 1] : null;
+  const last = lastTrick ? `<div style="text-align:center;opacity:.85">previous trick</div><div class="trick">${lastTrick.map((t) => `<div class="play">${TA.card(game, t.card, {colours})}<div>${seatName(t.seat)}</div></div>`).join("")}</div>` : "";
+  return `<div style="text-align:center;margin-bottom:8px">Team points <b style="font-size:20px">${v.points}</b> · tasks fulfilled ${v.tasks_fulfilled}</div>
+    <div style="text-align:center">${tasks || '<span style="opacity:.7">no face-up tasks</span>'}</div>
+    ${trick || !last ? `<div class="trick" id="trick">${trick || '<span style="opacity:.7">no cards on the table</span>'}</div>` : ""}${last}
+    <div class="seats">${seatsHtml}</div>
+    ${v.result ? `<div style="text-align:center;font-size:18px;margin-top:10px">Final: ${v.result.points} points, ${v.result.tasks_fulfilled} tasks — ${TA.esc(v.result.band)}</div>` : ""}`;
+}
+
+function renderInfo(v) {
+  const rows = state.game === "tricky-teams"
+    ? [["raid", `${v.raid} / ${v.raids}`], ["trick", v.trick_number], ["phase", v.phase], ["to move", (v.to_move || []).map(seatName).join(", ") || "–"],
+       ["teams out", (v.teams_out || []).map((t) => TA.TT_TEAMS[t] || t).join(", ") || "–"], ["fog", v.fog ? "yes" : "no"]]
+    : [["round", `${v.round} / ${v.rounds}`], ["phase", v.phase], ["to move", (v.to_move || []).map(seatName).join(", ") || "–"],
+       ["draw pile", v.draw_pile], ["points", v.points], ["fulfilled", (v.fulfilled || []).map((f) => f.task.id).join(", ") || "–"]];
+  $("info").innerHTML = rows.map(([k, val]) => `<b>${TA.esc(k)}</b><span>${TA.esc(val)}</span>`).join("");
+}
+
+function render(views) {
+  $("table").innerHTML = state.game === "tricky-teams" ? renderTrickyTeams(views) : renderTrickNTrouble(views);
+  renderInfo(views[0]);
+}
+
+// ---- replay ------------------------------------------------------------------------------------
+function showFrame(i) {
+  state.i = Math.max(0, Math.min(state.frames.length - 1, i));
+  const f = state.frames[state.i];
+  render(f.views);
+  $("slider").value = state.i;
+  $("step").textContent = `move ${state.i} / ${state.frames.length - 1}`;
+  $("log").innerHTML = state.frames.slice(1, state.i + 1).map((fr) => `<div>${fr.step}. ${TA.esc(describeMove(fr.action))}</div>`).reverse().join("");
+  $("prev").disabled = $("first").disabled = $("prev-trick").disabled = state.i === 0;
+  $("next").disabled = $("last").disabled = $("next-trick").disabled = state.i === state.frames.length - 1;
+}
+
+// A trick closes at the frame where the cards on the table shrink.
+function trickClosedAt(j) {
+  if (j <= 0) return false;
+  return (state.frames[j].views[0].trick || []).length < (state.frames[j - 1].views[0].trick || []).length;
+}
+function nextTrick() {
+  let j = state.i + 1;
+  while (j < state.frames.length - 1 && !trickClosedAt(j)) j++;
+  showFrame(j);
+}
+function prevTrick() {
+  let j = state.i - 1;
+  while (j > 0 && !trickClosedAt(j)) j--;
+  showFrame(j);
+}
+
+async function loadReplay() {
+  stopPlay();
+  const d = await TA.json(`/web/data/games/${encodeURIComponent(gid)}/frames?seat=${encodeURIComponent(state.perspective)}`);
+  const keep = state.frames.length ? state.i : 0;
+  state.frames = d.frames;
+  $("slider").max = d.frames.length - 1;
+  showFrame(Math.min(keep, d.frames.length - 1));
+}
+
+function stopPlay() {
+  if (state.timer) clearInterval(state.timer);
+  state.timer = null;
+  $("play").textContent = "▶ play";
+}
+function togglePlay() {
+  if (state.timer) { stopPlay(); return; }
+  if (state.i >= state.frames.length - 1) showFrame(0);
+  $("play").textContent = "⏸ pause";
+  state.timer = setInterval(() => { if (state.i >= state.frames.length - 1) stopPlay(); else showFrame(state.i + 1); }, 450);
+}
+
+// ---- live --------------------------------------------------------------------------------------
+async function refreshLive() {
+  const doc = await TA.json(`/games/${encodeURIComponent(gid)}`);
+  state.live = doc;
+  render([doc.view]);
+  $("status").innerHTML = TA.badge(doc.status);
+  if (doc.status === "finished") { startReplay(); }
+}
+
+function startLive() {
+  state.mode = "live";
+  $("mode").textContent = "live";
+  $("replay-controls").hidden = true;
+  $("perspective").disabled = true;
+  $("subtitle").textContent = "Following the game live (spectator view); it turns into a replay when it ends.";
+  const seen = [];
+  const source = new EventSource(`/games/${encodeURIComponent(gid)}/events/stream`);
+  state.source = source;
+  source.onmessage = (e) => {
+    try { const ev = JSON.parse(e.data); seen.unshift(`<div>${TA.esc(e.lastEventId)} ${TA.esc(ev.event ? ev.event.type : ev.type || "")}</div>`); } catch (_) { /* keep-alives */ }
+    $("log").innerHTML = seen.slice(0, 200).join("");
+    refreshLive().catch(() => {});
+  };
+  // The server ends a stream after a while; reconnecting resumes from Last-Event-ID.
+  source.addEventListener("end", () => { source.close(); if (state.mode === "live") setTimeout(startLive, 300); });
+  refreshLive().catch((e) => { $("subtitle").textContent = e.message; });
+}
+
+function startReplay() {
+  if (state.source) { state.source.close(); state.source = null; }
+  state.mode = "replay";
+  $("mode").textContent = "replay";
+  $("replay-controls").hidden = false;
+  $("perspective").disabled = false;
+  $("subtitle").textContent = "Finished game: step through it move by move or trick by trick, from any seat.";
+  loadReplay().catch((e) => { $("subtitle").textContent = e.message; });
+}
+
+async function init() {
+  let doc;
+  try { doc = await TA.json(`/games/${encodeURIComponent(gid)}`); }
+  catch (e) { $("subtitle").textContent = "Could not load the game: " + e.message; return; }
+  state.game = doc.game;
+  state.seats = doc.seats;
+  document.title = `${doc.game} ${gid} · Trick Arena`;
+  $("title").textContent = `${doc.game} · ${gid}`;
+  $("status").innerHTML = TA.badge(doc.status);
+  const opts = [["spectator", "Spectator"], ...Array.from({length: doc.seats}, (_, s) => [String(s), seatName(s)]), ["all", "All seats (replay)"]];
+  $("perspective").innerHTML = opts.map(([v, l]) => `<option value="${v}">${l}</option>`).join("");
+  $("perspective").onchange = (e) => { state.perspective = e.target.value; loadReplay().catch((err) => { $("subtitle").textContent = err.message; }); };
+  $("first").onclick = () => showFrame(0);
+  $("last").onclick = () => showFrame(state.frames.length - 1);
+  $("prev").onclick = () => showFrame(state.i - 1);
+  $("next").onclick = () => showFrame(state.i + 1);
+  $("next-trick").onclick = nextTrick;
+  $("prev-trick").onclick = prevTrick;
+  $("play").onclick = togglePlay;
+  $("slider").oninput = (e) => showFrame(+e.target.value);
+  document.addEventListener("keydown", (e) => {
+    if (state.mode !== "replay") return;
+    if (e.key === "ArrowRight") showFrame(state.i + 1);
+    if (e.key === "ArrowLeft") showFrame(state.i - 1);
+  });
+  if (doc.status === "finished") {
+    state.perspective = "all";
+    $("perspective").value = "all";
+    startReplay();
+  } else {
+    startLive();
+  }
+}
+init();
