@@ -186,8 +186,13 @@ class TNTViewSchema(Schema):
     fulfilled = fields.List(fields.Nested(TNTFulfilledTaskSchema), required=True)
     legal_moves = fields.List(fields.Dict(metadata=MOVE_UNION), required=True)
     result = fields.Nested(TNTResultSchema, required=True, allow_none=True)
+    tricks = fields.List(fields.List(fields.Nested(TNTPlayedCardSchema)), allow_none=True)
+    # Only once the game is over (everything revealed); the last four are not (yet) in wire.py.
     hands = fields.List(fields.List(Card()))
-    tricks = fields.List(fields.List(fields.Nested(TNTPlayedCardSchema)))
+    draw = fields.List(Card())
+    task_pile_contents = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+    story_pile = fields.List(fields.String(), allow_none=True)
+    all_passed = fields.List(Card(allow_none=True))
 
 
 EVENTS: dict[str, type[Schema]] = {}

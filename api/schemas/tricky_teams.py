@@ -130,6 +130,8 @@ class TTResultSchema(Schema):
     scores = fields.List(fields.Integer(strict=True), required=True)
     winners = fields.List(fields.Integer(**_SEAT), required=True)
     coins_per_raid = fields.List(fields.List(fields.Integer(strict=True)), required=True)
+    # Emitted by the engine though not (yet) in wire.py's Result.
+    final = fields.Boolean()
 
 
 class TTOptionsSchema(Schema):
