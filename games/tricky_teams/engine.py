@@ -286,8 +286,7 @@ def thief_takes_all(pending: dict[str, Any]) -> bool:
 
 def single_choice(cards: list[str]) -> bool:
     """A pick with only one distinct card left (one card, or the two identical flags) is automatic."""
-    first = cards[0]
-    return all(card == first for card in cards)
+    return cards.count(cards[0]) == len(cards)
 
 
 def distribute_loot(state: State, events: list[Event]) -> None:

@@ -16,11 +16,12 @@ MOVE_FIELDS: dict[str, frozenset[str]] = {
 
 def parse_move(move: object, seats: int) -> dict[str, Any]:
     """Check the shape of `move` and return a fresh canonical copy (a null wish is dropped)."""
-    # Fast path for the commonest move, a plain play exactly as legal_moves lists it.
-    if type(move) is dict and len(move) == 2 and move.get("type") == "play":
+    # Fast path for the commonest moves, a plain play or a loot pick exactly as legal_moves lists them.
+    if type(move) is dict and len(move) == 2:
+        kind = move.get("type")
         card = move.get("card")
-        if type(card) is str and card in RANK:
-            return {"type": "play", "card": card}
+        if (kind == "play" or kind == "take-loot") and type(card) is str and card in RANK:
+            return {"type": kind, "card": card}
     if not isinstance(move, dict):
         raise MalformedMove("a move must be an object with a 'type'")
     kind = move.get("type")

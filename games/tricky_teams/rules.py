@@ -3,17 +3,44 @@
 Ruling 3, in order: (a) a binding Hypnotist wish; (b) otherwise the fog, the lead, challenge or
 join, each falling back to "any card" when the seat cannot comply.  Always allowed in (b): a Fool,
 a flag, and a Peasant once a Peasant is in the trick.  A flag is never allowed under (a).
+
+Legal moves are computed at every decision, so the per-card answers are precomputed tables.
 """
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any
 
-from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM
+from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS
 
-# Cards that rule (b) always allows regardless of the teams out: every Fool and the flag.
-_FREE: dict[str, bool] = {card: RANK[card] == FOOL or card == FLAG for card in RANK}
-_IS_PEASANT: dict[str, bool] = {card: RANK[card] == PEASANT for card in RANK}
+
+def fool_always_playable(card: str) -> bool:
+    """The Fool (6) may ALWAYS be played, even against a Hypnotist's wish (special case 4 and 6)."""
+    return RANK[card] == FOOL
+
+
+def flag_always_playable(card: str) -> bool:
+    """A white flag may always be played, except against a binding wish (special case 0 and 4)."""
+    return card == FLAG
+
+
+def peasant_follows_peasant(card: str, peasant_out: bool) -> bool:
+    """Once a 1 is in the trick, another 1 may always be played (not against a binding wish)."""
+    return peasant_out and RANK[card] == PEASANT
+
+
+# Per-card tables: free in rule (b) without / with a Peasant out; challenges a team; joins a set of teams.
+_FREE: dict[str, bool] = {c: fool_always_playable(c) or flag_always_playable(c) for c in RANK}
+_FREE_OR_PEASANT: dict[str, bool] = {c: _FREE[c] or peasant_follows_peasant(c, True) for c in RANK}
+_CHALLENGES: dict[str, dict[str, bool]] = {
+    team: {c: TEAM[c] is not None and TEAM[c] != team for c in RANK} for team in TEAMS
+}
+_JOINS: dict[frozenset[str], dict[str, bool]] = {
+    frozenset(out): {c: TEAM[c] in out for c in RANK}
+    for size in range(2, len(TEAMS) + 1)
+    for out in combinations(TEAMS, size)
+}
 
 
 def wished_team(wishes: list[dict[str, Any]], seat: int) -> str | None:
@@ -29,48 +56,25 @@ def hypnotist_wish_binds(hand: list[str], team: str) -> list[str] | None:
     """Ruling 3a / 11: holding the wished team, play that team or a Fool (never a flag); else None."""
     if not any(TEAM[card] == team for card in hand):
         return None
-    return [card for card in hand if TEAM[card] == team or RANK[card] == FOOL]
+    return [card for card in hand if TEAM[card] == team or fool_always_playable(card)]
 
 
-def must_challenge(hand: list[str], team_out: str) -> list[str] | None:
-    """Only one team out: play another team if you hold one (None: you cannot, so any card)."""
-    challengers = [card for card in hand if TEAM[card] is not None and TEAM[card] != team_out]
-    return challengers or None
+def must_challenge(hand: list[str], team_out: str, peasant_out: bool) -> list[str] | None:
+    """Only one team out: play another team if you hold one, or a free card (None: any card)."""
+    challenges = _CHALLENGES[team_out]
+    if not any(map(challenges.__getitem__, hand)):
+        return None
+    free = _FREE_OR_PEASANT if peasant_out else _FREE
+    return [card for card in hand if challenges[card] or free[card]]
 
 
-def must_join(hand: list[str], teams_out: list[str]) -> list[str] | None:
-    """Two or more teams out: play one of them if you hold one (None: you cannot, so any card)."""
-    joiners = [card for card in hand if TEAM[card] in teams_out]
-    return joiners or None
-
-
-def always_playable(hand: list[str], required: list[str], peasant_out: bool) -> list[str]:
-    """Add to the required cards every Fool and flag, and every Peasant once a Peasant is out."""
-    if peasant_out:
-        return [card for card in hand if card in required or _FREE[card] or _IS_PEASANT[card]]
-    return [card for card in hand if card in required or _FREE[card]]
-
-
-def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
-    """Whether `card` (held by `seat`) is a legal play now: `playable_cards` for one card, allocation-free."""
-    hand: list[str] = state["hands"][seat]
-    if state["wishes"]:
-        team = wished_team(state["wishes"], seat)
-        if team is not None and any(TEAM[c] == team for c in hand):
-            return TEAM[card] == team or RANK[card] == FOOL
-    out: list[str] = state["out"]
-    if not out or state["down"]:
-        return True
-    team_of_card = TEAM[card]
-    if len(out) == 1:
-        if team_of_card is not None and team_of_card != out[0]:
-            return True
-    elif team_of_card in out:
-        return True
-    if _FREE[card] or (state["ones"] and _IS_PEASANT[card]):
-        return True
-    # The card neither challenges nor joins: legal only when the seat cannot comply at all.
-    return (must_challenge(hand, out[0]) if len(out) == 1 else must_join(hand, out)) is None
+def must_join(hand: list[str], teams_out: list[str], peasant_out: bool) -> list[str] | None:
+    """Two or more teams out: play one of them if you hold one, or a free card (None: any card)."""
+    joins = _JOINS[frozenset(teams_out)]
+    if not any(map(joins.__getitem__, hand)):
+        return None
+    free = _FREE_OR_PEASANT if peasant_out else _FREE
+    return [card for card in hand if joins[card] or free[card]]
 
 
 def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
@@ -86,10 +90,28 @@ def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
     # The lead (no team out) and any play once a face-down card is out are free (ruling 12).
     if not out or state["down"]:
         return list(hand)
-    required = must_challenge(hand, out[0]) if len(out) == 1 else must_join(hand, out)
-    if required is None:
-        return list(hand)
-    return always_playable(hand, required, state["ones"] > 0)
+    if len(out) == 1:
+        required = must_challenge(hand, out[0], state["ones"] > 0)
+    else:
+        required = must_join(hand, out, state["ones"] > 0)
+    return list(hand) if required is None else required
+
+
+def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
+    """Whether `card` (held by `seat`) is a legal play now: `playable_cards` for one card."""
+    hand: list[str] = state["hands"][seat]
+    if state["wishes"]:
+        team = wished_team(state["wishes"], seat)
+        if team is not None and any(TEAM[c] == team for c in hand):
+            return TEAM[card] == team or fool_always_playable(card)
+    out: list[str] = state["out"]
+    if not out or state["down"]:
+        return True
+    complies = _CHALLENGES[out[0]] if len(out) == 1 else _JOINS[frozenset(out)]
+    if complies[card] or (_FREE_OR_PEASANT if state["ones"] else _FREE)[card]:
+        return True
+    # The card neither challenges nor joins: legal only when the seat cannot comply at all.
+    return not any(map(complies.__getitem__, hand))
 
 
 def why_not_playable(state: dict[str, Any], seat: int, card: str) -> str:

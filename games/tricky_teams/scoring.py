@@ -5,24 +5,17 @@ These run once per trick on at most six cards, so they favour few passes over ti
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from games.tricky_teams.cards import COOK, PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
 
-
-def strengths_with_cooks(plays: list[dict[str, Any]], cooks_out: list[int]) -> list[int]:
-    """Ruling 5: a card's strength is its rank plus its player's Cooks lying out (a flag stays out: 0)."""
-    return [0 if TEAM[p["card"]] is None else RANK[p["card"]] + cooks_out[p["seat"]] for p in plays]
+_STRENGTH = itemgetter("strength")
 
 
-def colour_team_strengths(plays: list[dict[str, Any]], strengths: list[int]) -> dict[str, int]:
-    """Ruling 5: a colour team's strength is the sum of its cards' strengths (flags are no team)."""
-    totals: dict[str, int] = {}
-    for play, strength in zip(plays, strengths, strict=True):
-        team = TEAM[play["card"]]
-        if team is not None:
-            totals[team] = totals.get(team, 0) + strength
-    return totals
+def strength_with_cooks(rank: int, cooks_out: int) -> int:
+    """Ruling 5: a card's strength is its rank plus its player's Cooks lying out (from earlier tricks)."""
+    return rank + cooks_out
 
 
 def peasant_strength(peasants: int, cooks_of_members: int) -> int:
@@ -35,21 +28,19 @@ def peasants_win_ties(tied: list[str]) -> bool:
     return PEASANTS in tied
 
 
-def first_to_reach_wins_tie(
-    plays: list[dict[str, Any]], strengths: list[int], tied: list[str], value: int
-) -> str:
+def first_to_reach_wins_tie(plays: list[dict[str, Any]], tied: list[str], value: int) -> str:
     """Ruling 7: among tied colour teams, the one whose running total reached the value first wins."""
     running: dict[str, int] = {}
-    for play, strength in zip(plays, strengths, strict=True):
+    for play in plays:
         team = TEAM[play["card"]]
         if team is not None and team in tied:
-            running[team] = running.get(team, 0) + strength
+            running[team] = running.get(team, 0) + play["strength"]
             if running[team] >= value:
                 return team
     raise AssertionError("a tied team always reaches its own total")
 
 
-def winning_team(plays: list[dict[str, Any]], strengths: list[int], totals: dict[str, int]) -> str:
+def winning_team(plays: list[dict[str, Any]], totals: dict[str, int]) -> str:
     """The strongest team of the trick, ties broken by rulings 6 and 7."""
     best = max(totals.values())
     tied = [team for team, value in totals.items() if value == best]
@@ -57,27 +48,30 @@ def winning_team(plays: list[dict[str, Any]], strengths: list[int], totals: dict
         return tied[0]
     if peasants_win_ties(tied):
         return PEASANTS
-    return first_to_reach_wins_tie(plays, strengths, tied, best)
+    return first_to_reach_wins_tie(plays, tied, best)
 
 
-def team_members(plays: list[dict[str, Any]], team: str) -> list[int]:
-    """Indices (play order) of the cards in `team`; every 1 is also a Peasant (ruling 6)."""
-    if team == PEASANTS:
-        return [i for i, p in enumerate(plays) if RANK[p["card"]] == PEASANT]
-    return [i for i, p in enumerate(plays) if TEAM[p["card"]] == team]
+def in_team(card: str, team: str) -> bool:
+    """Whether `card` belongs to `team`; every 1 is also a Peasant (ruling 6), a flag is in no team."""
+    return RANK[card] == PEASANT if team == PEASANTS else TEAM[card] == team
 
 
-def loot_order(members: list[int], strengths: list[int], team: str) -> list[int]:
+def loot_order(members: list[dict[str, Any]], team: str) -> list[dict[str, Any]]:
     """Ruling 8: strongest card chooses first, equal strength by play order; Peasants: the last 1 first."""
     if team == PEASANTS:
         return members[::-1]
     # sorted() is stable even with reverse=True, so equal strengths keep their play order.
-    return sorted(members, key=strengths.__getitem__, reverse=True)
+    return sorted(members, key=_STRENGTH, reverse=True)
 
 
-def abilities_in_team(plays: list[dict[str, Any]], members: list[int]) -> dict[int, int]:
-    """Rank -> seat for the winning team's cards (a colour team holds each rank at most once)."""
-    return {RANK[plays[i]["card"]]: plays[i]["seat"] for i in members}
+def thief_steals(rank: int) -> bool:
+    """Ruling 8/10: a Thief (2) in the winning team takes all the loot and gets the lead."""
+    return rank == THIEF
+
+
+def strategist_chooses(rank: int) -> bool:
+    """Ruling 10: a Strategist (9) in the winning team chooses the next leader, Thief or not."""
+    return rank == STRATEGIST
 
 
 def next_leader(order_seats: list[int], thief: int | None, strategist: int | None) -> int | None:
@@ -97,30 +91,51 @@ def cook_lies_out(card: str) -> bool:
 def score_trick(plays: list[dict[str, Any]], cooks_out: list[int]) -> dict[str, Any]:
     """Reveal and evaluate a complete trick: strengths, winning team, pick order, loot, Thief, Strategist.
 
-    The trick's play dicts are reused (each gains its `strength`): the caller discards the trick.
+    Runs once per trick, so it makes one pass for the strengths and one for the winning team.  The
+    trick's play dicts are reused (each gains its `strength`): the caller discards the trick.
     """
-    strengths = strengths_with_cooks(plays, cooks_out)
-    totals = colour_team_strengths(plays, strengths)
-    peasants = [p["seat"] for p in plays if RANK[p["card"]] == PEASANT]
+    totals: dict[str, int] = {}
+    peasants = peasant_cooks = 0
+    for play in plays:
+        card = play["card"]
+        team = TEAM[card]
+        if team is None:  # a white flag stays out of the trick
+            play["strength"] = 0
+            continue
+        cooks = cooks_out[play["seat"]]
+        rank = RANK[card]
+        strength = play["strength"] = strength_with_cooks(rank, cooks)
+        totals[team] = totals.get(team, 0) + strength
+        if rank == PEASANT:
+            peasants += 1
+            peasant_cooks += cooks
     if peasants:
-        totals[PEASANTS] = peasant_strength(len(peasants), sum(cooks_out[s] for s in peasants))
-    team = winning_team(plays, strengths, totals)
-    members = team_members(plays, team)
-    order = loot_order(members, strengths, team)
-    abilities = abilities_in_team(plays, members)
-    thief = abilities.get(THIEF)
-    strategist = abilities.get(STRATEGIST)
-    order_seats = [plays[i]["seat"] for i in order]
-    for play, strength in zip(plays, strengths, strict=True):
-        play["strength"] = strength
+        totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
+    team = winning_team(plays, totals)
+    members: list[dict[str, Any]] = []
+    loot: list[str] = []
+    thief = strategist = None
+    for play in plays:
+        card = play["card"]
+        if in_team(card, team):
+            members.append(play)
+            rank = RANK[card]
+            if thief_steals(rank):
+                thief = play["seat"]
+            elif strategist_chooses(rank):
+                strategist = play["seat"]
+        else:
+            loot.append(card)
+    order = loot_order(members, team)
+    order_seats = [play["seat"] for play in order]
     return {
         "plays": plays,
         "strengths": totals,
         "winning_team": team,
         "winners": order_seats,
-        "loot": [p["card"] for i, p in enumerate(plays) if i not in members],
+        "loot": loot,
         "thief": thief,
         "strategist": strategist,
         "next_leader": next_leader(order_seats, thief, strategist),
-        "own": [[plays[i]["seat"], plays[i]["card"]] for i in order],
+        "own": [[play["seat"], play["card"]] for play in order],
     }
