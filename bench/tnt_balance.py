@@ -1,0 +1,197 @@
+"""Measure the Trick 'n Trouble task deck: score distributions of random and heuristic teams.
+
+Usage: .venv/bin/python bench/tnt_balance.py [--games 1000] [--procs 2] [--modes normal ...] [--no-write]
+
+Plays `--games` seeded games (seeds 0..N-1) per mode (normal, expert, story, expert+story)
+for a team of three random players and a team of three heuristic players, then writes a table
+per mode and a histogram PNG per mode next to the markdown file (under docs/rules/img/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots.trick_n_trouble_heuristic import choose  # noqa: E402
+from games.trick_n_trouble import GAME  # noqa: E402
+from games.trick_n_trouble.engine import POINT_BANDS, STORY_BANDS  # noqa: E402
+
+MODES: dict[str, dict[str, bool]] = {
+    "normal": {},
+    "expert": {"expert": True},
+    "story": {"story": True},
+    "expert+story": {"expert": True, "story": True},
+}
+TEAMS = ("random", "heuristic")
+
+
+def play(task: tuple[str, str, int]) -> tuple[str, str, int, int, int]:
+    """Play one seeded game; return (mode, team, seed, points, tasks fulfilled)."""
+    mode, team, seed = task
+    state = GAME.new_game(3, MODES[mode], seed)
+    rng = random.Random(seed * 7919 + 17)
+    while not GAME.is_over(state):
+        seat = GAME.to_move(state)[0]
+        legal = GAME.legal_moves(state, seat)
+        if team == "random":
+            move = rng.choice(legal)
+        else:
+            move = choose(GAME.view(state, seat), legal, rng)
+        GAME.apply(state, seat, move)
+    result = GAME.result(state)
+    return mode, team, seed, result["points"], result["tasks_fulfilled"]
+
+
+def band_table(values: list[int], bands: tuple[tuple[int, str], ...]) -> list[tuple[str, int]]:
+    """How many games fall into each rulebook band (lowest band first)."""
+    floors = sorted(floor for floor, _ in bands)
+    labels = []
+    for i, floor in enumerate(floors):
+        top = floors[i + 1] - 1 if i + 1 < len(floors) else None
+        labels.append(
+            (floor, f"{floor}+" if top is None else (f"{floor}" if top == floor else f"{floor}-{top}"))
+        )
+    counts = Counter(max(f for f in floors if v >= f) for v in values)
+    return [(label, counts.get(floor, 0)) for floor, label in labels]
+
+
+def summary(values: list[int]) -> dict[str, float]:
+    """Median, mean, quartiles, min and max."""
+    q = statistics.quantiles(values, n=4)
+    return {
+        "median": statistics.median(values),
+        "mean": statistics.fmean(values),
+        "q1": q[0],
+        "q3": q[2],
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def histogram(path: Path, mode: str, data: dict[str, list[int]], story: bool) -> None:
+    """One PNG: both teams' distributions of the mode's score."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    top = max(max(values) for values in data.values())
+    bins = range(0, top + 2)
+    for team, values in data.items():
+        ax.hist(values, bins=bins, alpha=0.55, label=team, align="left")
+    ax.set_xlabel("tasks fulfilled" if story else "points")
+    ax.set_ylabel("games")
+    ax.set_title(f"Trick 'n Trouble, {mode} mode")
+    edges = [floor for floor, _ in (STORY_BANDS if story else POINT_BANDS) if floor > 0]
+    for edge in edges:
+        ax.axvline(edge - 0.5, color="grey", linewidth=0.6, linestyle=":")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main() -> None:
+    """Run the simulation and write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--out", default="docs/rules/trick-n-trouble-balance.md")
+    parser.add_argument("--modes", nargs="*", default=list(MODES), choices=list(MODES))
+    parser.add_argument("--no-write", action="store_true", help="print the tables only (for tuning)")
+    args = parser.parse_args()
+    if args.modes != list(MODES):
+        args.no_write = True
+    jobs = [(mode, team, seed) for mode in args.modes for team in TEAMS for seed in range(args.games)]
+    started = time.perf_counter()
+    with Pool(max(1, min(2, args.procs))) as pool:
+        rows = pool.map(play, jobs, chunksize=50)
+    elapsed = time.perf_counter() - started
+    points: dict[tuple[str, str], list[int]] = {}
+    tasks: dict[tuple[str, str], list[int]] = {}
+    for mode, team, _seed, pts, count in rows:
+        points.setdefault((mode, team), []).append(pts)
+        tasks.setdefault((mode, team), []).append(count)
+    lines = report(args, points, tasks, elapsed, len(jobs))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.no_write:
+        out = Path(args.out)
+        img = out.parent / "img"
+        img.mkdir(parents=True, exist_ok=True)
+        for mode in MODES:
+            story = "story" in mode
+            source = tasks if story else points
+            histogram(
+                img / f"tnt-balance-{mode.replace('+', '-')}.png",
+                mode,
+                {team: source[(mode, team)] for team in TEAMS},
+                story,
+            )
+        out.write_text(HEADER + text)
+
+
+HEADER = """# Trick 'n Trouble: task deck balance
+
+Produced by `bench/tnt_balance.py` (re-run it to refresh this file and the images). Each
+mode plays the same seeds for a team of three random players (uniform legal moves) and a
+team of three heuristic players (`bots/trick_n_trouble_heuristic.py`). Story modes are
+scored by fulfilled tasks (the rulebook's story bands), the others by points.
+
+"""
+
+
+def report(
+    args: argparse.Namespace,
+    points: dict[tuple[str, str], list[int]],
+    tasks: dict[tuple[str, str], list[int]],
+    elapsed: float,
+    games: int,
+) -> list[str]:
+    """The markdown lines of the report."""
+    lines = [
+        f"Command: `.venv/bin/python bench/tnt_balance.py --games {args.games} --procs {args.procs}`",
+        "",
+        f"{games} games in {elapsed:.1f} s.",
+        "",
+    ]
+    for mode in args.modes:
+        story = "story" in mode
+        lines += [f"## {mode}", ""]
+        lines += [
+            "| team | median points | mean points | q1-q3 | min-max | median tasks | mean tasks "
+            "| max tasks | wins |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for team in TEAMS:
+            p = summary(points[(mode, team)])
+            t = summary(tasks[(mode, team)])
+            wins = sum(1 for v in (tasks if story else points)[(mode, team)] if v >= (19 if story else 40))
+            lines.append(
+                f"| {team} | {p['median']:g} | {p['mean']:.1f} | {p['q1']:g}-{p['q3']:g} "
+                f"| {p['min']:g}-{p['max']:g} | {t['median']:g} | {t['mean']:.1f} | {t['max']:g} "
+                f"| {100 * wins / len(points[(mode, team)]):.1f}% |"
+            )
+        lines.append("")
+        bands = STORY_BANDS if story else POINT_BANDS
+        source = tasks if story else points
+        lines += [f"| {'tasks' if story else 'points'} band | random | heuristic |", "|---|---|---|"]
+        random_bands = band_table(source[(mode, "random")], bands)
+        heuristic_bands = band_table(source[(mode, "heuristic")], bands)
+        for (label, r), (_, h) in zip(random_bands, heuristic_bands, strict=True):
+            lines.append(f"| {label} | {r} | {h} |")
+        lines += ["", f"![{mode}](img/tnt-balance-{mode.replace('+', '-')}.png)", ""]
+    return lines
+
+
+if __name__ == "__main__":
+    main()
