@@ -94,3 +94,39 @@ def play_game(
         game.apply(state, seat, move)
         decisions += 1
     return GameRecord(state, game.result(state), decisions, faults)
+
+
+def play_http_match(
+    game_name: str,
+    sessions: Sequence[BotSession],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    match_id: str | None = None,
+    deadline_ms: int = 1000,
+) -> GameRecord:
+    """One match over the bot protocol: `/start` to each seat, `/move` per decision, `/end` with result."""
+    match_id = match_id or f"{game_name}:{seed}"
+    timeout_s = deadline_ms / 1000.0 + 1.0
+    base = {"match_id": match_id, "game": game_name}
+    for seat, session in enumerate(sessions):
+        session.post_json(
+            "/start",
+            {
+                **base,
+                "seat": seat,
+                "seats": len(sessions),
+                "options": options or {},
+                "deadline_ms": deadline_ms,
+                "time_bank_ms": 0,
+            },
+            timeout_s,
+        )
+    players = [http_player(session, timeout_s) for session in sessions]
+    record = play_game(game_name, players, seed, options, match_id=match_id, deadline_ms=deadline_ms)
+    for seat, session in enumerate(sessions):
+        session.post_json(
+            "/end",
+            {**base, "seat": seat, "result": record.result, "faults": len(record.faults[seat])},
+            timeout_s,
+        )
+    return record

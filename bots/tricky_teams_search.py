@@ -1,0 +1,239 @@
+"""Tricky Teams `search`: determinized Monte Carlo (perfect-information rollouts over sampled deals).
+
+At each play the bot samples the hidden cards consistently with everything its seat knows --
+its hand and loot, every card played this raid (remembered per match from `last_trick`), the 8s
+in other hands (they have no back), Cooks lying out, and the voids that plays revealed (a seat
+that failed to challenge, join or obey a wish holds none of those teams) -- then scores every
+candidate move on the same samples by a random playout to the end of the raid, and plays the
+best average of (own coins - mean coins of the others). Missed calls only lose information: the
+sampler then spreads the unknown cards over a larger pool and stays consistent.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from bots import tricky_teams_heuristic
+from bots.policy import Memory, Message, Move, budget_s, seeded_rng
+from games.tricky_teams import engine
+from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, full_deck
+from games.tricky_teams.determinize import state_from_view
+from games.tricky_teams.rules import playable_cards
+
+State = dict[str, Any]
+
+
+# --------------------------------------------------------------------------- what the seat knows
+
+
+def remember(view: dict[str, Any], memory: Memory) -> None:
+    """Store the last scored trick (all cards revealed) under its raid and number."""
+    last = view.get("last_trick")
+    tricks: dict[str, list[dict[str, Any]]] = memory.setdefault("tricks", {})
+    if last is not None:
+        tricks[f"{last['raid']}:{last['number']}"] = [
+            {"seat": p["seat"], "card": p["card"], "face_down": p["face_down"], "wish": p["wish"]}
+            for p in last["plays"]
+        ]
+    # Older raids are of no more use.
+    for key in [k for k in tricks if int(k.split(":", 1)[0]) != view["raid"]]:
+        del tricks[key]
+
+
+def raid_tricks(view: dict[str, Any], memory: Memory) -> list[list[dict[str, Any]]]:
+    """The remembered scored tricks of the current raid, in order."""
+    tricks: dict[str, list[dict[str, Any]]] = memory.get("tricks", {})
+    keys = sorted((int(k.split(":")[1]), k) for k in tricks if int(k.split(":")[0]) == view["raid"])
+    return [tricks[k] for _, k in keys]
+
+
+def infer_voids(plays: list[dict[str, Any]], seats: int, voids: dict[int, set[str]]) -> None:
+    """Add to `voids` the teams each seat showed it lacks in one trick (plays in order; card None: hidden)."""
+    out: list[str] = []
+    down = False
+    ones = 0
+    wishes: dict[int, str] = {}
+    for play in plays:
+        seat, card = play["seat"], play["card"]
+        if card is None:  # somebody else's face-down card: nothing to learn, but the fog is down
+            down = True
+            wishes.pop(seat, None)
+            if play["wish"] is not None:
+                wishes[play["wish"]["seat"]] = play["wish"]["team"]
+            continue
+        team, rank = TEAM[card], RANK[card]
+        wished = wishes.pop(seat, None)
+        if wished is not None and team != wished and rank != FOOL:
+            voids[seat].add(wished)  # a binding wish is obeyed whenever possible
+        if out and not down and card != FLAG and rank != FOOL and not (ones and rank == PEASANT):
+            if len(out) == 1 and team == out[0]:
+                voids[seat].update(t for t in TEAMS if t != out[0])  # failed to challenge
+            elif len(out) > 1 and team not in out:
+                voids[seat].update(out)  # failed to join
+        if play["face_down"]:
+            down = True
+        elif team is not None and team not in out:
+            out.append(team)
+        ones += rank == PEASANT
+        if play["wish"] is not None:
+            wishes[play["wish"]["seat"]] = play["wish"]["team"]
+
+
+@dataclass
+class Knowledge:
+    """What one seat knows now: the unseen pool, how many hidden cards each seat holds, voids."""
+
+    pool: list[str]
+    needs: dict[int, int]  # seat -> hidden hand cards (its 8s excluded)
+    known: dict[int, list[str]]  # seat -> cards known to be in its hand (its 8s; own hand)
+    hidden_plays: list[int]  # indices of face-down trick plays the seat cannot see
+    voids: dict[int, set[str]]
+
+
+def knowledge(view: dict[str, Any], memory: Memory) -> Knowledge:
+    """Everything the seat can deduce about the hidden cards from its view and memory."""
+    seats, me = view["seats"], view["seat"]
+    tricks = raid_tricks(view, memory)
+    voids: dict[int, set[str]] = {s: set() for s in range(seats)}
+    for plays in tricks:
+        infer_voids(plays, seats, voids)
+    infer_voids(view["trick"], seats, voids)
+    located: Counter[str] = Counter(view["hand"])
+    located.update(p["card"] for p in view["trick"] if p["card"] is not None)
+    known: dict[int, list[str]] = {me: list(view["hand"])}
+    needs: dict[int, int] = {}
+    for player in view["players"]:
+        if player["seat"] != me:
+            located.update(player["eights"])
+            known[player["seat"]] = list(player["eights"])
+            needs[player["seat"]] = player["hand_size"] - len(player["eights"])
+    played: Counter[str] = Counter(card["card"] for plays in tricks for card in plays)
+    # My loot and the Cooks lying out were played this raid: a subset of the remembered tricks
+    # when memory is complete, the only trace of them when calls were missed.
+    seen_elsewhere: Counter[str] = Counter(view["players"][me].get("loot") or [])
+    for player in view["players"]:
+        seen_elsewhere.update(player["cooks"])
+    located.update(played | seen_elsewhere)
+    pool = list((Counter(full_deck(seats)) - located).elements())
+    hidden = [i for i, p in enumerate(view["trick"]) if p["card"] is None]
+    return Knowledge(pool, needs, known, hidden, voids)
+
+
+def sample_hidden(
+    k: Knowledge, rng: random.Random, tries: int = 20
+) -> tuple[list[list[str]], dict[int, str]]:
+    """Hands for every seat and the face-down cards, drawn from the pool respecting the voids."""
+    for attempt in range(tries + 1):
+        respect_voids = attempt < tries  # last resort: drop the voids rather than fail
+        pool = list(k.pool)
+        rng.shuffle(pool)
+        face_down = {index: pool.pop() for index in k.hidden_plays if pool}
+        hands = {seat: list(cards) for seat, cards in k.known.items()}
+
+        voids = k.voids if respect_voids else {seat: set() for seat in k.voids}
+
+        def allowed(seat: int, card: str, voids: dict[int, set[str]] = voids) -> bool:
+            return TEAM[card] is None or TEAM[card] not in voids[seat]
+
+        order = sorted(k.needs, key=lambda s: sum(1 for c in pool if allowed(s, c)))
+        ok = True
+        for seat in order:
+            chosen = [c for c in pool if allowed(seat, c)][: k.needs[seat]]
+            if len(chosen) < k.needs[seat]:
+                ok = False
+                break
+            for card in chosen:
+                pool.remove(card)
+            hands[seat].extend(chosen)
+        if ok and len(face_down) == len(k.hidden_plays):
+            return [hands[s] for s in sorted(hands)], face_down
+    raise ValueError("no consistent deal: the pool is too small")
+
+
+# --------------------------------------------------------------------------- playouts
+
+
+def fast_copy(state: State) -> State:
+    """A copy of a playout state sharing only what the engine never mutates (the header)."""
+    out = dict(state)
+    out["hands"] = [list(h) for h in state["hands"]]
+    out["trick"] = [dict(p) for p in state["trick"]]
+    out["out"] = list(state["out"])
+    out["wishes"] = [dict(w) for w in state["wishes"]]
+    out["cooks"] = [list(c) for c in state["cooks"]]
+    out["loot"] = [list(c) for c in state["loot"]]
+    out["coins"] = [list(c) for c in state["coins"]]
+    out["actions"] = []
+    pending = state["pending"]
+    if pending is not None:
+        out["pending"] = dict(pending, cards=list(pending["cards"]), order=list(pending["order"]))
+    if state["last_trick"] is not None:
+        out["last_trick"] = dict(state["last_trick"])
+    return out
+
+
+def playout(state: State, me: int, rng: random.Random) -> float:
+    """Random play to the end of the raid; own coins minus the others' mean.
+
+    Calls the engine's transition functions directly with cards it lists as playable: the
+    move parsing and checks of `apply` would double the cost of a playout for nothing.
+    """
+    seats = state["seats"]
+    while True:
+        phase = state["phase"]
+        seat = state["turn"]
+        if phase == "play":
+            cards = playable_cards(state, seat)
+            engine.play_card(state, seat, cards[rng.randrange(len(cards))], None)
+        elif phase == "take-loot":
+            cards = state["pending"]["cards"]
+            engine.take_loot(state, seat, cards[rng.randrange(len(cards))])
+        elif phase == "choose-leader":
+            engine.choose_leader(state, seat, rng.randrange(seats))
+        else:
+            break
+    scores = state["coins"][-1]
+    others = [scores[s] for s in range(seats) if s != me]
+    return scores[me] - sum(others) / len(others)
+
+
+def candidates(view: dict[str, Any], legal: list[Move]) -> list[Move]:
+    """The moves worth searching: every plain move, wishes only towards the next player."""
+    nxt = (view["seat"] + 1) % view["seats"]
+    return [m for m in legal if "wish" not in m or m["wish"]["seat"] == nxt]
+
+
+@dataclass
+class TrickyTeamsSearch:
+    """The search policy; `samples` caps the determinizations, `fraction` the share of the deadline used."""
+
+    samples: int = 400
+    fraction: float = 0.5
+    cap_s: float = 2.0
+
+    def __call__(self, message: Message, memory: Memory) -> Move:
+        """Choose a move for the request, remembering what it shows for later calls."""
+        view, legal = message["view"], message["legal_moves"]
+        remember(view, memory)
+        rng = seeded_rng(message, "search")
+        if len(legal) == 1 or legal[0]["type"] == "take-loot":
+            return tricky_teams_heuristic.choose(view, legal, rng)
+        moves = candidates(view, legal)
+        k = knowledge(view, memory)
+        totals = [0.0] * len(moves)
+        stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
+        done = 0
+        while done < self.samples and (done == 0 or time.monotonic() < stop):
+            hands, face_down = sample_hidden(k, rng)
+            root = state_from_view(view, hands, face_down)
+            for i, move in enumerate(moves):
+                state = fast_copy(root)
+                engine.apply(state, view["seat"], move)
+                totals[i] += playout(state, view["seat"], rng)
+            done += 1
+        best = max(range(len(moves)), key=lambda i: (totals[i], -i))
+        return moves[best]

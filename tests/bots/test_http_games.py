@@ -1,0 +1,90 @@
+"""The bundled bots play complete games of both games against each other over the real HTTP protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bots.arena import http_player, play_game, play_http_match
+from bots.bundled import make_bot
+from bots.policy import Message
+from bots.sdk import BotServer
+from games.registry import get_game
+from games.tricky_teams.cards import coin_values, full_deck
+from harness.outbound import AddressPolicy, BotSession
+
+SECRET = "http-games-secret"
+
+
+@pytest.fixture(scope="module")
+def bot_urls() -> Iterator[dict[str, str]]:
+    """random, heuristic and search, each its own threaded HTTP server on loopback."""
+    servers = {name: BotServer(make_bot(name), SECRET).start() for name in ("random", "heuristic", "search")}
+    yield {name: server.url for name, server in servers.items()}
+    for server in servers.values():
+        server.stop()
+
+
+def _sessions(bot_urls: dict[str, str], names: list[str]) -> list[BotSession]:
+    policy = AddressPolicy.from_env({})  # the default local policy: loopback only
+    return [BotSession(bot_urls[name], SECRET, policy=policy) for name in names]
+
+
+@pytest.mark.parametrize(
+    ("seats", "names", "seed"),
+    [
+        (4, ["random", "heuristic", "search", "heuristic"], 11),
+        (3, ["search", "random", "heuristic"], 12),
+        (6, ["heuristic", "search", "random", "search", "heuristic", "random"], 13),
+    ],
+)
+def test_rule_bundled_bots_finish_tricky_teams_over_http(
+    bot_urls: dict[str, str], seats: int, names: list[str], seed: int
+) -> None:
+    """Rule: every bundled bot answers every decision of a whole game with a legal move (no fault)."""
+    sessions = _sessions(bot_urls, names)
+    record = play_http_match("tricky-teams", sessions, seed, {"raids": 1}, deadline_ms=60)
+    assert get_game("tricky-teams").is_over(record.state)
+    assert record.faults == {seat: [] for seat in range(seats)}
+    values = coin_values(record.state["header"]["options"]["coins"])
+    assert sum(record.result["scores"]) == sum(values[card] for card in full_deck(seats))
+    for session in sessions:
+        session.close()
+
+
+@pytest.mark.parametrize(
+    ("names", "options"),
+    [
+        (["random", "heuristic", "search"], {}),
+        (["search", "search", "heuristic"], {"expert": True}),
+        (["heuristic", "random", "search"], {"story": True}),
+    ],
+)
+def test_rule_bundled_bots_finish_trick_n_trouble_over_http(
+    bot_urls: dict[str, str], names: list[str], options: dict[str, bool]
+) -> None:
+    """Rule: the bundled bots complete Trick 'n Trouble in every mode without a single fault."""
+    sessions = _sessions(bot_urls, names)
+    record = play_http_match("trick-n-trouble", sessions, 21, options, deadline_ms=60)
+    assert get_game("trick-n-trouble").is_over(record.state)
+    assert record.faults == {0: [], 1: [], 2: []}
+    assert record.decisions > 9
+    for session in sessions:
+        session.close()
+
+
+def test_rule_a_faulty_answer_is_replaced_and_reported(bot_urls: dict[str, str]) -> None:
+    """Rule: a move not among the legal ones is an `illegal_move` fault, replaced and reported next time."""
+    seen_previous: list[object] = []
+
+    def cheater(message: Message) -> dict[str, object]:
+        seen_previous.append(message["previous"])
+        return {"type": "play", "card": "no-such-card"}
+
+    honest = _sessions(bot_urls, ["random", "random"])
+    players = [cheater, http_player(honest[0]), http_player(honest[1])]
+    record = play_game("tricky-teams", players, 5, {"raids": 1})
+    assert record.faults[0] and set(record.faults[0]) == {"illegal_move"}
+    assert seen_previous[0] is None
+    assert all(p == {"status": "replaced", "fault": "illegal_move"} for p in seen_previous[1:])
