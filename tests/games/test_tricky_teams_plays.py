@@ -15,7 +15,7 @@ P4 = [["red-5", "blue-3", "green-6"], ["red-2", "blue-7", "yellow-10"], ["red-9"
 LEGAL_PLAYS = [
     # Lead: any card.
     (
-        "lead_any_card",
+        "ruling_3b_lead_any_card",
         [["red-5", "blue-3", "green-6"], ["red-2"], ["red-9"], ["yellow-1"]],
         [],
         0,
@@ -23,21 +23,21 @@ LEGAL_PLAYS = [
     ),
     # Challenge: one team out -> another team; a 1 is not free before a 1 is out.
     (
-        "must_challenge",
+        "ruling_3b_must_challenge",
         [["red-5"], ["red-2", "red-1", "blue-3", "yellow-10"], ["red-9"], ["green-2"]],
         ["0 red-5"],
         1,
         {"blue-3", "yellow-10"},
     ),
     (
-        "must_challenge_peasant_of_other_team_challenges",
+        "ruling_3b_peasant_of_another_team_challenges",
         [["red-5"], ["red-2", "blue-1"], ["red-9"], ["green-2"]],
         ["0 red-5"],
         1,
         {"blue-1"},
     ),
     (
-        "cannot_challenge_plays_any_card",
+        "ruling_3b_cannot_challenge_plays_any_card",
         [["red-5"], ["red-2", "red-3"], ["red-9"], ["green-2"]],
         ["0 red-5"],
         1,
@@ -52,14 +52,14 @@ LEGAL_PLAYS = [
     ),
     # Join: two or more teams out -> one of them; else any card, and later seats may join that team.
     (
-        "must_join",
+        "ruling_3b_must_join",
         [["red-5"], ["blue-3"], ["red-2", "green-4", "yellow-9"], ["green-2"]],
         ["0 red-5", "1 blue-3"],
         2,
         {"red-2"},
     ),
     (
-        "cannot_join_plays_any_card",
+        "ruling_3b_cannot_join_plays_any_card",
         [["red-5"], ["blue-3"], ["green-4", "yellow-9"], ["green-2"]],
         ["0 red-5", "1 blue-3"],
         2,
@@ -74,14 +74,14 @@ LEGAL_PLAYS = [
     ),
     # Fool (6): always playable, even when challenging or joining.
     (
-        "fool_always_playable_when_challenging",
+        "ruling_3b_fool_always_playable_when_challenging",
         [["red-5"], ["red-6", "blue-3"], ["red-9"], ["green-2"]],
         ["0 red-5"],
         1,
         {"red-6", "blue-3"},
     ),
     (
-        "fool_always_playable_when_joining",
+        "ruling_3b_fool_always_playable_when_joining",
         [["red-5"], ["blue-3"], ["yellow-6", "red-2", "green-9"], ["green-2"]],
         ["0 red-5", "1 blue-3"],
         2,
@@ -89,7 +89,7 @@ LEGAL_PLAYS = [
     ),
     # White flag (0): only with 3/6 players; always playable; no team (ruling 2).
     (
-        "flag_always_playable",
+        "ruling_3b_flag_always_playable",
         [["red-5", "red-4"], ["flag-0", "blue-3"], ["red-9", "green-1"]],
         ["0 red-5"],
         1,
@@ -118,7 +118,7 @@ LEGAL_PLAYS = [
     ),
     # Peasants (1): once a 1 is out, a 1 may always be played.
     (
-        "peasant_may_follow_a_peasant",
+        "ruling_3b_peasant_may_follow_a_peasant",
         [["red-1"], ["blue-5"], ["red-3", "yellow-1", "green-4"], ["green-2"]],
         ["0 red-1", "1 blue-5"],
         2,
@@ -147,14 +147,14 @@ LEGAL_PLAYS = [
         {"blue-2", "yellow-6"},
     ),
     (
-        "wish_binding_forbids_free_peasant",
+        "ruling_3a_wish_binding_forbids_free_peasant",
         [["red-1"], ["blue-4"], ["green-5", "yellow-1"], ["green-2"]],
         ["0 red-1", "1 blue-4 >2 green"],
         2,
         {"green-5"},
     ),
     (
-        "wish_for_team_not_held_falls_back_to_basic_rules",
+        "ruling_3a_wish_for_team_not_held_falls_back_to_basic_rules",
         [["red-4"], ["red-2", "blue-3"], ["red-9"], ["green-2"]],
         ["0 red-4 >1 yellow"],
         1,
@@ -241,7 +241,7 @@ def test_ruling_12_fog_witch_forces_face_down_except_drummers() -> None:
     assert [p["face_down"] for p in state["trick"]] == [False, True, False]
 
 
-def test_wishes_in_force_are_public_and_spent_after_playing() -> None:
+def test_ruling_11_wishes_are_public_and_spent_after_playing() -> None:
     """Ruling 11: wishes show as {seat, team, by} to everyone and disappear once the target plays."""
     state = new([["red-4", "red-5"], ["blue-2", "blue-5"], ["green-4", "green-5"], ["yellow-4", "yellow-5"]])
     run(state, ["0 red-4 >2 green"])

@@ -117,6 +117,26 @@ TRICKS: list[tuple[str, list[list[str]], list[str], dict[str, Any]]] = [
         {"strengths": {"yellow": 11, "peasants": 11}, "winning_team": "peasants", "winners": [1, 0]},
     ),
     (
+        "ruling_6_peasants_take_their_colour_mates_as_loot",
+        [["red-1"], ["blue-1"], ["red-10"], ["yellow-5"]],
+        ["0 red-1", "1 blue-1", "2 red-10", "3 yellow-5"],
+        {
+            "strengths": {"red": 11, "peasants": 11},
+            "winning_team": "peasants",
+            "loot": ["red-10", "yellow-5"],
+        },
+    ),
+    (
+        "lone_peasant_is_a_peasant_team",
+        [["red-1"], ["flag-0"], ["flag-0"]],
+        ["0 red-1", "1 flag-0", "2 flag-0"],
+        {
+            "strengths": {"red": 1, "peasants": 1},
+            "winning_team": "peasants",
+            "piles": {0: ["flag-0", "flag-0", "red-1"]},
+        },
+    ),
+    (
         "ruling_6_peasants_lose_to_a_stronger_team",
         [["red-1"], ["blue-1"], ["green-10"], ["green-5"]],
         ["0 red-1", "1 blue-1", "2 green-10", "3 green-5"],
