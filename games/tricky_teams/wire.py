@@ -5,8 +5,6 @@ Cards are string ids: ``"<team>-<rank>"`` for the 40 team cards (teams ``red``, 
 exist in 3- and 6-player games, so a hand may hold ``"flag-0"`` twice).
 """
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 Team = Literal["red", "blue", "green", "yellow"]
@@ -117,6 +115,7 @@ class Result(TypedDict):
     scores: list[int]
     winners: list[int]
     coins_per_raid: list[list[int]]
+    final: bool  # false while the game is still running (standings so far)
 
 
 class Options(TypedDict):
@@ -153,6 +152,20 @@ class View(TypedDict):
     result: Result | None  # set once the game is over
 
 
+class PrivateCard(TypedDict):
+    """The hidden part of a face-down card-played event: only `seats` may see `card`."""
+
+    seats: list[int]
+    card: str
+
+
+class PrivateHand(TypedDict):
+    """The hidden part of a hand-dealt event: only `seats` may see `hand`."""
+
+    seats: list[int]
+    hand: list[str]
+
+
 class CardPlayedEvent(TypedDict):
     """A card was played; a face-down card's id is only under `private` (its player's eyes)."""
 
@@ -161,4 +174,82 @@ class CardPlayedEvent(TypedDict):
     card: str | None
     face_down: bool
     wish: Wish | None
-    private: NotRequired[dict[str, object]]
+    private: NotRequired[PrivateCard]
+
+
+class TrickWonEvent(ScoredTrick):
+    """A trick was scored: every card revealed (same fields as the view's `last_trick`)."""
+
+    type: Literal["trick-won"]
+
+
+class LootTakenEvent(TypedDict):
+    """A card went onto `seat`'s loot pile: picked (`choice`), automatic (`auto`) or its own card (`own`)."""
+
+    type: Literal["loot-taken"]
+    seat: int
+    card: str
+    how: Literal["choice", "auto", "own"]
+
+
+class CookLaidOutEvent(TypedDict):
+    """A Cook of the winning team now lies out in front of `seat` until the raid ends."""
+
+    type: Literal["cook-laid-out"]
+    seat: int
+    card: str
+
+
+class LeaderChosenEvent(TypedDict):
+    """The Strategist's player (`seat`) named `leader` to lead the next trick."""
+
+    type: Literal["leader-chosen"]
+    seat: int
+    leader: int
+
+
+class RaidEndedEvent(TypedDict):
+    """A raid was counted: `coins` per seat in this raid and running `totals`."""
+
+    type: Literal["raid-ended"]
+    raid: int
+    coins: list[int]
+    totals: list[int]
+
+
+class RaidStartedEvent(TypedDict):
+    """A new raid was dealt (raids after the first); `eights` are the 8s each seat holds (public)."""
+
+    type: Literal["raid-started"]
+    raid: int
+    leader: int
+    eights: list[list[str]]
+
+
+class HandDealtEvent(TypedDict):
+    """`seat` was dealt `size` cards; the hand itself is private to that seat."""
+
+    type: Literal["hand-dealt"]
+    seat: int
+    size: int
+    private: PrivateHand
+
+
+class GameEndedEvent(TypedDict):
+    """The last raid was counted; the final result."""
+
+    type: Literal["game-ended"]
+    result: Result
+
+
+Event = (
+    CardPlayedEvent
+    | TrickWonEvent
+    | LootTakenEvent
+    | CookLaidOutEvent
+    | LeaderChosenEvent
+    | RaidEndedEvent
+    | RaidStartedEvent
+    | HandDealtEvent
+    | GameEndedEvent
+)

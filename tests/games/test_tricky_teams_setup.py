@@ -9,7 +9,7 @@ import pytest
 
 from games.base import GameOver, IllegalMove, InvalidDeal, InvalidOptions, MalformedMove, NotYourTurn
 from games.registry import get_game
-from games.tricky_teams import GAME
+from games.tricky_teams import GAME, wire
 from tests.games.test_tricky_teams_support import new, run
 
 
@@ -373,3 +373,49 @@ def test_view_lists_cooks_lying_out_and_own_loot() -> None:
     assert view["players"][0]["loot_size"] == 1 and "loot" not in view["players"][0]
     assert GAME.view(state, 0)["players"][0]["loot"] == ["blue-5"]
     assert view["last_trick"]["winning_team"] == "red"
+
+
+# ---- wire shapes -------------------------------------------------------------------------------
+
+EVENT_SHAPES = {
+    "card-played": wire.CardPlayedEvent,
+    "trick-won": wire.TrickWonEvent,
+    "loot-taken": wire.LootTakenEvent,
+    "cook-laid-out": wire.CookLaidOutEvent,
+    "leader-chosen": wire.LeaderChosenEvent,
+    "raid-ended": wire.RaidEndedEvent,
+    "raid-started": wire.RaidStartedEvent,
+    "hand-dealt": wire.HandDealtEvent,
+    "game-ended": wire.GameEndedEvent,
+}
+
+
+def _keys_match(obj: dict[str, Any], shape: Any) -> None:
+    keys = set(obj)
+    assert shape.__required_keys__ <= keys <= shape.__required_keys__ | shape.__optional_keys__, (shape, keys)
+
+
+def test_views_and_events_match_the_wire_typeddicts() -> None:
+    """Every view, player entry, scored trick and event has exactly the keys wire.py declares."""
+    state = GAME.new_game(3, {"raids": 2}, seed=4)
+    seen: set[str] = set()
+    step = 0
+    while True:
+        for seat in (None, 0, 1, 2):
+            view = GAME.view(state, seat)
+            _keys_match(view, wire.View)
+            for player in view["players"]:
+                _keys_match(player, wire.PlayerView)
+            if view["last_trick"] is not None:
+                _keys_match(view["last_trick"], wire.ScoredTrick)
+            if view["result"] is not None:
+                _keys_match(view["result"], wire.Result)
+        if GAME.is_over(state):
+            break
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        for event in GAME.apply(state, seat, moves[(step * 7) % len(moves)]):
+            _keys_match(event, EVENT_SHAPES[event["type"]])
+            seen.add(event["type"])
+        step += 1
+    assert seen >= set(EVENT_SHAPES) - {"leader-chosen"}
