@@ -151,7 +151,9 @@ def run_match(ctx: HarnessContext, tid: str, index: int, wait_s: float | None = 
         raise LookupError(f"no tournament {tid}")
     spec = tournament["spec"]
     if store.has_result(tid, index):
-        return MatchOutcome("already_recorded", completed=store.tournament(tid)["completed"])  # type: ignore[index]
+        return MatchOutcome("already_recorded", completed=tournament["completed"])
+    if tournament["status"] == "cancelled":
+        return MatchOutcome("cancelled")
     ttl_ms = _lease_ttl_ms(spec)
     token = store.acquire_lease(tid, index, ttl_ms)
     # A retried job may find the lease of a runner that died: wait for it to expire.

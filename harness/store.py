@@ -103,8 +103,10 @@ class HarnessStore:
         return p + templates[kind].format(*ids)
 
     # -- tournaments --------------------------------------------------------------------
-    def create_tournament(self, tid: str, spec: Mapping[str, Any], matches: list[dict[str, Any]]) -> None:
-        """Store a new tournament and its fixed match list in one transaction."""
+    def create_tournament(
+        self, tid: str, spec: Mapping[str, Any], matches: list[dict[str, Any]], owner: str = ""
+    ) -> None:
+        """Store a new tournament (with its owner-key digest) and its fixed match list in one transaction."""
         now = time.time()
         pipe = self.client.pipeline(transaction=True)
         pipe.hset(
@@ -115,6 +117,7 @@ class HarnessStore:
                 "total": len(matches),
                 "completed": 0,
                 "created_at": now,
+                "owner": owner,
             },
         )
         if matches:

@@ -6,6 +6,7 @@ Queueing goes through `harness.jobs` (RQ); this module only decides and stores.
 
 from __future__ import annotations
 
+import hmac
 import json
 import secrets
 import time
@@ -15,7 +16,7 @@ from typing import Any
 from croniter import croniter
 
 from api import errors
-from api.bot_registry import BotDeleted, BotNotFound
+from api.bot_registry import BotDeleted, BotNotFound, owner_digest
 from games.base import GameError
 from games.registry import get_game
 from harness.ratings import Rating
@@ -64,6 +65,18 @@ def _check_game(ctx: HarnessContext, game: str, seats: int, entrants: list[str])
             raise _invalid(f"bot {bot_id!r} does not play {game}", code="bot_game_mismatch", bot_id=bot_id)
 
 
+def _check_options(game: str, seats: int, options: dict[str, Any] | None) -> None:
+    if not options:
+        return
+    try:
+        get_game(game).new_game(seats, options, seed=0)
+    except GameError as exc:
+        raise _invalid(exc.message, code=exc.code) from None
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        # Engines should raise InvalidOptions; anything else still means "bad options", not a 500.
+        raise _invalid(f"invalid options: {exc}", code="invalid_options") from None
+
+
 def create_tournament(
     ctx: HarnessContext,
     game: str,
@@ -92,11 +105,7 @@ def create_tournament(
         raise _invalid(
             f"the schedule would have {size} matches, over {MAX_MATCHES}", code="schedule_too_large"
         )
-    if options:
-        try:
-            get_game(game).new_game(seats, options, seed=0)
-        except GameError as exc:
-            raise _invalid(exc.message, code=exc.code) from None
+    _check_options(game, seats, options)
     seed = seed if seed is not None else secrets.randbits(53)
     try:
         matches = make_schedule(entrants, seats, deals, seed, cooperative=cooperative, max_tables=max_tables)
@@ -120,7 +129,8 @@ def create_tournament(
     }
     if league:
         spec["league"] = league
-    ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches])
+    owner_key = secrets.token_urlsafe(24)
+    ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches], owner_digest(owner_key))
     if enqueue:
         from harness import jobs
 
@@ -128,7 +138,7 @@ def create_tournament(
             jobs.schedule_start(ctx, tid, start_at)
         else:
             jobs.enqueue_matches(ctx, tid, range(len(matches)))
-    return get_tournament(ctx, tid)
+    return {**get_tournament(ctx, tid), "owner_key": owner_key}
 
 
 def _record(ctx: HarnessContext, tid: str) -> dict[str, Any]:
@@ -257,9 +267,13 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
     return ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
 
 
-def cancel_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
-    """Stop a tournament: queued matches won't start, running ones stop at their next move."""
+def cancel_tournament(ctx: HarnessContext, tid: str, owner_key: str | None) -> dict[str, Any]:
+    """Stop a tournament (its owner key): queued matches won't start, running ones stop soon."""
     record = _record(ctx, tid)
+    if not owner_key:
+        raise errors.MissingToken("cancelling needs the tournament's owner key as a Bearer token")
+    if not hmac.compare_digest(record.get("owner", ""), owner_digest(owner_key)):
+        raise errors.InvalidToken("that is not this tournament's owner key", code="not_owner")
     if record["status"] in ("finished", "cancelled"):
         raise errors.Conflict(f"the tournament is already {record['status']}", code="tournament_over")
     ctx.store.set_status(tid, "cancelled", only_from=("scheduled", "running"))
@@ -308,6 +322,7 @@ def create_league(
     """Create a league; its first round is scheduled one period from now."""
     schedule = parse_schedule(interval_s, cron)
     _check_game(ctx, game, seats, [])
+    _check_options(game, seats, options)
     lid = secrets.token_hex(8)
     spec = {
         "name": name,

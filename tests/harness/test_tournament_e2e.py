@@ -157,3 +157,40 @@ def test_fault_injecting_bots_cannot_stop_or_corrupt_a_tournament(
     # The fault was told to the bot on its next request.
     assert "http_status" in faulty["http500"].faults_told
     assert "illegal_move" in faulty["illegal"].faults_told
+
+
+@pytest.mark.timeout(240)
+def test_sigkill_of_a_worker_mid_match_loses_nothing(ctx: HarnessContext, workers: WorkerProcs) -> None:
+    """Rule: a worker SIGKILLed mid-match -> the job is retried, the match resumes, every result once."""
+    servers = [FaultyBotServer("slow", delay_s=0.01).start() for _ in range(4)]
+    try:
+        ids = [
+            submit_faulty(ctx.bots, s, f"steady{i}-{ctx.store.prefix[8:20]}") for i, s in enumerate(servers)
+        ]
+        victim = workers.start()
+        workers.start()
+        info = create_tournament(
+            ctx, "tricky-teams", 4, ids, deals=3, deadline_ms=1000, time_bank_ms=1000, seed=8
+        )
+        tid = info["tournament_id"]
+        total = info["progress"]["total"]
+        assert total == 12
+
+        def victim_mid_match() -> bool:
+            if not workers.horses(victim):
+                return False
+            playing = [m for m in list_matches(ctx, tid) if m["status"] == "playing" and m["game_id"]]
+            return any(ctx.service.load(m["game_id"]).version > 30 for m in playing)
+
+        wait_for(victim_mid_match, 60, "the victim worker to be in the middle of a match", poll=0.05)
+        workers.sigkill(victim)
+        wait_for(lambda: _finished(ctx, tid), 200, "the tournament to finish after the kill")
+    finally:
+        for server in servers:
+            server.stop()
+    results = _check_recorded_once_and_consistent(ctx, tid)
+    assert len(results) == total
+    assert any(r["timing"]["resumed"] for r in results), "no match was resumed from its saved state"
+    assert sum(r["decisions"] for r in results) == sum(
+        len(ctx.service.load(r["game_id"]).state["actions"]) for r in results
+    )

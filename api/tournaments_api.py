@@ -1,0 +1,472 @@
+"""The tournaments and leagues blueprint: HTTP around `harness.tournaments` (no logic lives here).
+
+Registered by the app factory through `register(api, app)` (see `api.app.EXTRA_BLUEPRINT_MODULES`).
+The harness context shares the games repository's Redis client and key prefix and the bots
+registry; matches are queued on RQ queue ``TRICKARENA_QUEUE`` (app config, then environment,
+default ``trickarena``) where `trickarena worker` processes pick them up.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC
+from typing import Any, TypeVar
+
+from flask import Flask, Response, current_app, jsonify
+from flask_smorest import Api, Blueprint
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from api import errors
+from api.games_api import bearer_token
+from api.schemas import ErrorSchema
+from harness import tournaments as ops
+from harness.runner import HarnessContext
+from harness.store import HarnessStore
+
+blp = Blueprint("tournaments", __name__, description="Tournaments and leagues of bots.")
+
+F = TypeVar("F", bound=Callable[..., Any])
+BOT_ID = validate.Regexp(r"^[0-9a-f]{16}$", error="a bot id: 16 lowercase hex digits")
+OWNER_AUTH = [{"ownerKey": []}]
+ERROR_TEXT = {
+    401: "No key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
+    403: "Not the right key (code `not_owner`).",
+    404: "No such tournament, league or bot (`tournament_not_found`, `league_not_found`, `bot_not_found`).",
+    409: "Conflict: the tournament is already over (`tournament_over`), the bot is not a member "
+    "(`not_a_member`) or was deleted (`bot_deleted`).",
+    413: "The request body is too large (code `body_too_large`).",
+    422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or an impossible tournament: "
+    "`unknown_game`, `invalid_seats`, `bot_game_mismatch`, `duplicate_entrants`, `invalid_schedule`, "
+    "`schedule_too_large`, `invalid_options`.",
+}
+
+
+def documents_errors(*codes: int) -> Callable[[F], F]:
+    """Document the error responses an operation can return (all share the Error schema)."""
+
+    def decorate(func: F) -> F:
+        for code in codes:
+            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code])(func)
+        return func
+
+    return decorate
+
+
+def context() -> HarnessContext:
+    """The app's harness context."""
+    return current_app.extensions["trickarena.harness"]  # type: ignore[no-any-return]
+
+
+def _key() -> str | None:
+    try:
+        return bearer_token()
+    except errors.MissingToken as exc:
+        raise errors.MissingToken("use 'Authorization: Bearer <key>'", code=exc.code) from None
+    except errors.InvalidToken:
+        raise errors.InvalidToken("that is not the right key", code="not_owner") from None
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    response = jsonify(body)
+    response.status_code = status
+    return response
+
+
+# --------------------------------------------------------------------------- schemas
+
+class _MatchSettings(Schema):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    seats = fields.Integer(required=True, validate=validate.Range(min=1, max=16))
+    deals = fields.Integer(
+        load_default=1, validate=validate.Range(min=1, max=1000), metadata={"description": "Deals per table."}
+    )
+    deadline_ms = fields.Integer(
+        load_default=1000, validate=validate.Range(min=10, max=60000), metadata={"description": "Per move."}
+    )
+    time_bank_ms = fields.Integer(
+        load_default=5000,
+        validate=validate.Range(min=0, max=600000),
+        metadata={"description": "Extra time per seat per match, drawn on when a move takes longer than the deadline."},
+    )
+    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={"description": "Game options."})
+    max_tables = fields.Integer(
+        load_default=60,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "Past this many tables a balanced subset is played (see docs/harness.md)."},
+    )
+
+
+class CreateTournamentSchema(_MatchSettings):
+    """createTournament request."""
+
+    class Meta:
+        name = "CreateTournament"
+
+    entrants = fields.List(
+        fields.String(validate=BOT_ID),
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Bot ids; with fewer bots than seats a bot fills several seats."},
+    )
+    start_at = fields.AwareDateTime(
+        load_default=None, allow_none=True, default_timezone=UTC, metadata={"description": "Start later (ISO 8601)."}
+    )
+    seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
+    fault_threshold = fields.Integer(
+        load_default=3,
+        validate=validate.Range(min=0, max=1000),
+        metadata={"description": "A bot with more faults than this in a match is not rated for that match."},
+    )
+
+
+class ProgressSchema(Schema):
+    """How far a tournament is."""
+
+    class Meta:
+        name = "TournamentProgress"
+
+    total = fields.Integer(required=True)
+    completed = fields.Integer(required=True)
+    fraction = fields.Float(required=True)
+
+
+class TournamentSchema(Schema):
+    """A tournament: its settings, status and progress."""
+
+    class Meta:
+        name = "Tournament"
+
+    tournament_id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(ops.STATUSES))
+    game = fields.String(required=True)
+    seats = fields.Integer(required=True)
+    entrants = fields.List(fields.String(), required=True)
+    deals = fields.Integer(required=True)
+    deadline_ms = fields.Integer(required=True)
+    time_bank_ms = fields.Integer(required=True)
+    seed = fields.Integer(required=True)
+    options = fields.Dict(keys=fields.String(), required=True)
+    fault_threshold = fields.Integer(required=True)
+    start_at = fields.String(required=True, allow_none=True)
+    progress = fields.Nested(ProgressSchema, required=True)
+    created_at = fields.String(required=True, allow_none=True)
+    started_at = fields.String(required=True, allow_none=True)
+    finished_at = fields.String(required=True, allow_none=True)
+    league = fields.Dict(keys=fields.String(), metadata={"description": "league_id and round, for league rounds."})
+
+
+class CreatedTournamentSchema(TournamentSchema):
+    """createTournament answer: the tournament and its owner key (for cancelTournament; shown once)."""
+
+    class Meta:
+        name = "CreatedTournament"
+
+    owner_key = fields.String(required=True)
+
+
+class MatchResultSchema(Schema):
+    """A finished match's result."""
+
+    class Meta:
+        name = "MatchResult"
+
+    scores = fields.List(fields.Float(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    faults = fields.List(fields.Integer(), required=True, metadata={"description": "Per seat."})
+    unrated = fields.List(fields.Integer(), required=True, metadata={"description": "Seats over the threshold."})
+    team_score = fields.Float(metadata={"description": "Cooperative games."})
+    reached = fields.Boolean(metadata={"description": "Cooperative games: the threshold was reached."})
+
+
+class MatchSchema(Schema):
+    """One match: seats, deal, status and the game id (watch it through getGame / streamGameEvents)."""
+
+    class Meta:
+        name = "TournamentMatch"
+
+    index = fields.Integer(required=True)
+    table = fields.Integer(required=True)
+    deal = fields.Integer(required=True)
+    rotation = fields.Integer(required=True)
+    seats = fields.List(fields.String(), required=True, metadata={"description": "Bot id per seat."})
+    status = fields.String(required=True, validate=validate.OneOf(["pending", "playing", "finished", "cancelled"]))
+    game_id = fields.String(required=True, allow_none=True)
+    result = fields.Nested(MatchResultSchema)
+
+
+class MatchListSchema(Schema):
+    """listTournamentMatches answer."""
+
+    class Meta:
+        name = "TournamentMatchList"
+
+    matches = fields.List(fields.Nested(MatchSchema), required=True)
+
+
+class RatingSchema(Schema):
+    """OpenSkill (Plackett-Luce) rating."""
+
+    class Meta:
+        name = "Rating"
+
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+    ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma."})
+
+
+class StandingsRowSchema(Schema):
+    """One entrant's line of the standings."""
+
+    class Meta:
+        name = "StandingsRow"
+
+    rank = fields.Integer(required=True)
+    entrant = fields.String(required=True)
+    games = fields.Integer(required=True, metadata={"description": "Seat-games played."})
+    wins = fields.Integer(required=True, metadata={"description": "Shared wins included."})
+    shared_wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True, allow_none=True)
+    mean_score = fields.Float(required=True, allow_none=True, metadata={"description": "Coins, or team points."})
+    score_ci = fields.List(
+        fields.Float(), required=True, allow_none=True, metadata={"description": "95% bootstrap CI over deals."}
+    )
+    rating = fields.Nested(RatingSchema, required=True)
+    faults = fields.Integer(required=True)
+    unrated_matches = fields.Integer(required=True)
+    threshold_rate = fields.Float(allow_none=True, metadata={"description": "Cooperative games."})
+    not_separated_from = fields.List(fields.String(), required=True)
+    separated = fields.Boolean(required=True)
+
+
+class StandingsSchema(Schema):
+    """Standings: rows, matrices (head-to-head, or cross-play and compositions) and fault counts."""
+
+    class Meta:
+        name = "Standings"
+
+    matches = fields.Integer(required=True)
+    cooperative = fields.Boolean(required=True)
+    rows = fields.List(fields.Nested(StandingsRowSchema), required=True)
+    faults = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)
+    head_to_head = fields.Dict(keys=fields.String(), values=fields.Dict())
+    cross_play = fields.Dict(keys=fields.String(), values=fields.Dict())
+    compositions = fields.List(fields.Dict())
+    tournament_id = fields.String()
+    league_id = fields.String()
+    final = fields.Boolean()
+    status = fields.String()
+    rounds = fields.Integer()
+    members = fields.List(fields.String())
+
+
+class CreateLeagueSchema(_MatchSettings):
+    """createLeague request: exactly one of interval_s and cron."""
+
+    class Meta:
+        name = "CreateLeague"
+
+    name = fields.String(load_default="", validate=validate.Length(max=64))
+    interval_s = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=1, max=366 * 86400))
+    cron = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=128))
+
+    @validates_schema
+    def _one_schedule(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if (data.get("interval_s") is None) == (data.get("cron") is None):
+            raise ValidationError("give exactly one of interval_s or cron")
+
+
+class LeagueSchema(Schema):
+    """A league: its settings, members, rounds and the next round time."""
+
+    class Meta:
+        name = "League"
+
+    league_id = fields.String(required=True)
+    name = fields.String(required=True)
+    game = fields.String(required=True)
+    seats = fields.Integer(required=True)
+    schedule = fields.Dict(keys=fields.String(), required=True)
+    deals = fields.Integer(required=True)
+    deadline_ms = fields.Integer(required=True)
+    time_bank_ms = fields.Integer(required=True)
+    status = fields.String(required=True)
+    members = fields.List(fields.String(), required=True)
+    rounds = fields.List(fields.String(), required=True, metadata={"description": "Tournament ids, oldest first."})
+    next_round = fields.Integer(required=True)
+    next_at = fields.String(required=True)
+
+
+class JoinLeagueSchema(Schema):
+    """joinLeague request (with the bot's owner key as Bearer)."""
+
+    class Meta:
+        name = "JoinLeague"
+
+    bot_id = fields.String(required=True, validate=BOT_ID)
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+@blp.route("/tournaments", methods=["POST"])
+@blp.doc(operationId="createTournament", tags=["tournaments"], summary="Create a round-robin tournament")
+@blp.arguments(CreateTournamentSchema)
+@blp.response(201, CreatedTournamentSchema)
+@documents_errors(404, 409, 413, 422)
+def create_tournament(body: dict[str, Any]) -> Response:
+    """Schedule every match (now, or at start_at) and queue them for the workers."""
+    created = ops.create_tournament(
+        context(),
+        body["game"],
+        body["seats"],
+        body["entrants"],
+        deals=body["deals"],
+        deadline_ms=body["deadline_ms"],
+        time_bank_ms=body["time_bank_ms"],
+        start_at=body["start_at"],
+        seed=body["seed"],
+        options=body["options"] or None,
+        max_tables=body["max_tables"],
+        fault_threshold=body["fault_threshold"],
+    )
+    response = _json(created, 201)
+    response.headers["Location"] = f"/tournaments/{created['tournament_id']}"
+    return response
+
+
+@blp.route("/tournaments/<string:tournament_id>", methods=["GET"])
+@blp.doc(operationId="getTournament", tags=["tournaments"], summary="A tournament's state and progress")
+@blp.response(200, TournamentSchema)
+@documents_errors(404)
+def get_tournament(tournament_id: str) -> Response:
+    """Status and progress."""
+    return _json(ops.get_tournament(context(), tournament_id))
+
+
+@blp.route("/tournaments/<string:tournament_id>/matches", methods=["GET"])
+@blp.doc(operationId="listTournamentMatches", tags=["tournaments"], summary="Every match, linked to its game")
+@blp.response(200, MatchListSchema)
+@documents_errors(404)
+def list_tournament_matches(tournament_id: str) -> Response:
+    """Matches with their game ids (viewable through the games API while they are played)."""
+    return _json({"matches": ops.list_matches(context(), tournament_id)})
+
+
+@blp.route("/tournaments/<string:tournament_id>/standings", methods=["GET"])
+@blp.doc(operationId="getTournamentStandings", tags=["tournaments"], summary="Standings (live until finished)")
+@blp.response(200, StandingsSchema)
+@documents_errors(404)
+def get_tournament_standings(tournament_id: str) -> Response:
+    """Games, wins, mean score with its interval, ratings, head-to-head or cross-play, faults."""
+    return _json(ops.get_standings(context(), tournament_id))
+
+
+@blp.route("/tournaments/<string:tournament_id>/cancel", methods=["POST"])
+@blp.doc(
+    operationId="cancelTournament",
+    tags=["tournaments"],
+    summary="Cancel a tournament (its owner key)",
+    security=OWNER_AUTH,
+)
+@blp.response(200, TournamentSchema)
+@documents_errors(401, 403, 404, 409)
+def cancel_tournament(tournament_id: str) -> Response:
+    """Queued matches will not start; running ones stop within about a second."""
+    return _json(ops.cancel_tournament(context(), tournament_id, _key()))
+
+
+# --------------------------------------------------------------------------- leagues
+
+
+@blp.route("/leagues", methods=["POST"])
+@blp.doc(operationId="createLeague", tags=["leagues"], summary="Create a league on a schedule")
+@blp.arguments(CreateLeagueSchema)
+@blp.response(201, LeagueSchema)
+@documents_errors(413, 422)
+def create_league(body: dict[str, Any]) -> Response:
+    """Every interval (or cron time) the members play a round robin; ratings carry over."""
+    created = ops.create_league(
+        context(),
+        body["game"],
+        body["seats"],
+        interval_s=body["interval_s"],
+        cron=body["cron"],
+        deals=body["deals"],
+        deadline_ms=body["deadline_ms"],
+        time_bank_ms=body["time_bank_ms"],
+        options=body["options"] or None,
+        max_tables=body["max_tables"],
+        name=body["name"],
+    )
+    response = _json(created, 201)
+    response.headers["Location"] = f"/leagues/{created['league_id']}"
+    return response
+
+
+@blp.route("/leagues/<string:league_id>", methods=["GET"])
+@blp.doc(operationId="getLeague", tags=["leagues"], summary="A league: members, rounds, next round")
+@blp.response(200, LeagueSchema)
+@documents_errors(404)
+def get_league(league_id: str) -> Response:
+    """Settings, members and rounds."""
+    return _json(ops.get_league(context(), league_id))
+
+
+@blp.route("/leagues/<string:league_id>/members", methods=["POST"])
+@blp.doc(operationId="joinLeague", tags=["leagues"], summary="Join a bot (its owner key)", security=OWNER_AUTH)
+@blp.arguments(JoinLeagueSchema)
+@blp.response(200, LeagueSchema)
+@documents_errors(401, 403, 404, 409, 413, 422)
+def join_league(body: dict[str, Any], league_id: str) -> Response:
+    """The bot plays from the next round on."""
+    return _json(ops.join_league(context(), league_id, body["bot_id"], _key()))
+
+
+@blp.route("/leagues/<string:league_id>/members/<string:bot_id>", methods=["DELETE"])
+@blp.doc(operationId="leaveLeague", tags=["leagues"], summary="Take a bot out (its owner key)", security=OWNER_AUTH)
+@blp.response(200, LeagueSchema)
+@documents_errors(401, 403, 404, 409)
+def leave_league(league_id: str, bot_id: str) -> Response:
+    """The bot's past results stay in earlier rounds."""
+    return _json(ops.leave_league(context(), league_id, bot_id, _key()))
+
+
+@blp.route("/leagues/<string:league_id>/standings", methods=["GET"])
+@blp.doc(operationId="getLeagueStandings", tags=["leagues"], summary="Standings over every round")
+@blp.response(200, StandingsSchema)
+@documents_errors(404)
+def get_league_standings(league_id: str) -> Response:
+    """Every round's results together, ratings carried round by round."""
+    return _json(ops.league_standings(context(), league_id))
+
+
+def register(api: Api, app: Flask) -> None:
+    """Hook for the app factory: the harness context and the blueprint."""
+    if "TRICKARENA_HARNESS" in app.config:
+        ctx = app.config["TRICKARENA_HARNESS"]
+    else:
+        service = app.extensions["trickarena.service"]
+        repository = service.repository
+        bots = app.extensions.get("trickarena.bots")
+        if bots is None:
+            from api.bot_registry import BotRegistry
+
+            bots = BotRegistry(repository.client, prefix=repository.prefix)
+        queue = app.config.get("TRICKARENA_QUEUE") or os.environ.get("TRICKARENA_QUEUE", "trickarena")
+        ctx = HarnessContext(
+            HarnessStore(repository.client, repository.prefix),
+            service,
+            bots,
+            bots.policy,
+            queue,
+            app.config.get("REDIS_URL", ""),
+        )
+    app.extensions["trickarena.harness"] = ctx
+    if "ownerKey" not in api.spec.components.security_schemes:
+        api.spec.components.security_scheme(
+            "ownerKey", {"type": "http", "scheme": "bearer", "description": "A secret owner key."}
+        )
+    api.spec.tag({"name": "tournaments", "description": "Round-robin tournaments of bots."})
+    api.spec.tag({"name": "leagues", "description": "Leagues: scheduled rounds with carried-over ratings."})
+    api.register_blueprint(blp)

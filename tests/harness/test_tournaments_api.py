@@ -1,0 +1,217 @@
+"""The tournament and league endpoints: error table (nothing written), owner keys, a league over real HTTP."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+import requests
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from harness.runner import HarnessContext
+from harness.tournaments import league_ratings, run_league_round
+
+from .bot_servers import random_bots
+from .conftest import WorkerProcs, wait_for
+
+VALID_ID = "0123456789abcdef"
+
+
+@pytest.fixture()
+def app_client(redis_url: str, key_prefix: str, queue_name: str) -> Any:
+    """The API app on the test database, prefix and queue (Flask test client)."""
+    app = create_app(
+        {"REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix, "TRICKARENA_QUEUE": queue_name}
+    )
+    return app.test_client()
+
+
+@pytest.fixture()
+def live_api(redis_url: str, key_prefix: str, queue_name: str) -> Iterator[str]:
+    """The API served over real HTTP on a loopback port."""
+    app = create_app(
+        {"REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix, "TRICKARENA_QUEUE": queue_name}
+    )
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def _harness_keys(redis_url: str, prefix: str) -> list[bytes]:
+    client = redis.Redis.from_url(redis_url)
+    return [k for k in client.scan_iter(match=prefix + "*") if k[len(prefix) :].startswith((b"t:", b"l:"))]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "code"),
+    [
+        ("post", "/tournaments", {"game": "nope", "seats": 4, "entrants": [VALID_ID]}, 422, "unknown_game"),
+        (
+            "post",
+            "/tournaments",
+            {"game": "tricky-teams", "seats": 9, "entrants": [VALID_ID]},
+            422,
+            "invalid_seats",
+        ),
+        (
+            "post",
+            "/tournaments",
+            {"game": "tricky-teams", "seats": 4, "entrants": ["x"]},
+            422,
+            "validation_error",
+        ),
+        (
+            "post",
+            "/tournaments",
+            {"game": "tricky-teams", "seats": 4, "entrants": [VALID_ID]},
+            404,
+            "bot_not_found",
+        ),
+        (
+            "post",
+            "/tournaments",
+            {"game": "tricky-teams", "seats": 4, "entrants": [VALID_ID, VALID_ID]},
+            422,
+            "duplicate_entrants",
+        ),
+        (
+            "post",
+            "/tournaments",
+            {"game": "tricky-teams", "seats": 4, "entrants": [VALID_ID], "deals": 0},
+            422,
+            "validation_error",
+        ),
+        ("post", "/tournaments", {"seats": 4, "entrants": [VALID_ID]}, 422, "validation_error"),
+        ("post", "/tournaments", "{not json", 422, "invalid_json"),
+        ("get", "/tournaments/nope", None, 404, "tournament_not_found"),
+        ("get", "/tournaments/nope/matches", None, 404, "tournament_not_found"),
+        ("get", "/tournaments/nope/standings", None, 404, "tournament_not_found"),
+        ("post", "/tournaments/nope/cancel", None, 404, "tournament_not_found"),
+        ("post", "/leagues", {"game": "tricky-teams", "seats": 4}, 422, "validation_error"),
+        (
+            "post",
+            "/leagues",
+            {"game": "tricky-teams", "seats": 4, "cron": "every day"},
+            422,
+            "invalid_schedule",
+        ),
+        ("post", "/leagues", {"game": "tricky-teams", "seats": 4, "interval_s": 0}, 422, "validation_error"),
+        ("post", "/leagues", {"game": "nope", "seats": 4, "interval_s": 60}, 422, "unknown_game"),
+        ("get", "/leagues/nope", None, 404, "league_not_found"),
+        ("get", "/leagues/nope/standings", None, 404, "league_not_found"),
+        ("post", "/leagues/nope/members", {"bot_id": VALID_ID}, 404, "league_not_found"),
+        ("delete", f"/leagues/nope/members/{VALID_ID}", None, 404, "league_not_found"),
+    ],
+)
+def test_bad_input_gets_a_clear_4xx_and_writes_nothing(
+    app_client: Any,
+    redis_url: str,
+    key_prefix: str,
+    method: str,
+    path: str,
+    body: Any,
+    status: int,
+    code: str,
+) -> None:
+    """Rule: bad input -> 4xx JSON with a machine-readable code, never a 500, and nothing written."""
+    if isinstance(body, str):
+        response = getattr(app_client, method)(path, data=body, content_type="application/json")
+    else:
+        response = getattr(app_client, method)(path, json=body)
+    assert response.status_code == status, response.json
+    assert response.json["code"] == code
+    assert _harness_keys(redis_url, key_prefix) == []
+
+
+def test_cancel_needs_the_owner_key_and_stops_the_tournament(
+    app_client: Any, ctx: HarnessContext, workers: WorkerProcs
+) -> None:
+    """Rule: cancelTournament takes the owner key createTournament returned; cancelled matches never run."""
+    with random_bots(ctx.bots, 2) as bots:
+        body = {"game": "tricky-teams", "seats": 4, "entrants": [b for b, _ in bots], "deals": 3}
+        created = app_client.post("/tournaments", json=body)
+        assert created.status_code == 201, created.json
+        tid, key = created.json["tournament_id"], created.json["owner_key"]
+        assert created.headers["Location"] == f"/tournaments/{tid}"
+        assert app_client.post(f"/tournaments/{tid}/cancel").status_code == 401
+        wrong = app_client.post(f"/tournaments/{tid}/cancel", headers={"Authorization": "Bearer nope"})
+        assert (wrong.status_code, wrong.json["code"]) == (403, "not_owner")
+        ok = app_client.post(f"/tournaments/{tid}/cancel", headers={"Authorization": f"Bearer {key}"})
+        assert (ok.status_code, ok.json["status"]) == (200, "cancelled")
+        again = app_client.post(f"/tournaments/{tid}/cancel", headers={"Authorization": f"Bearer {key}"})
+        assert (again.status_code, again.json["code"]) == (409, "tournament_over")
+        workers.start(scheduler=False)
+        queue = f"rq:queue:{ctx.queue_name}"
+        wait_for(lambda: ctx.store.client.llen(queue) == 0, 60, "the cancelled jobs to drain")
+    matches = app_client.get(f"/tournaments/{tid}/matches").json["matches"]
+    assert len(matches) == 36 and all(m["status"] == "cancelled" for m in matches)
+    assert ctx.store.results(tid) == []
+
+
+@pytest.mark.timeout(180)
+def test_league_fires_on_its_schedule_over_http(
+    live_api: str, ctx: HarnessContext, workers: WorkerProcs
+) -> None:
+    """Rule: a league runs rounds on its interval (RQ scheduler), once each, and carries ratings over."""
+    with random_bots(ctx.bots, 2) as bots:
+        created = requests.post(
+            f"{live_api}/leagues",
+            json={
+                "game": "trick-n-trouble",
+                "seats": 3,
+                "interval_s": 6,
+                "deadline_ms": 2000,
+                "name": "weekly",
+            },
+            timeout=10,
+        )
+        assert created.status_code == 201, created.text
+        lid = created.json()["league_id"]
+        for bot_id, owner_key in bots:
+            no_key = requests.post(f"{live_api}/leagues/{lid}/members", json={"bot_id": bot_id}, timeout=10)
+            assert no_key.status_code == 401
+            joined = requests.post(
+                f"{live_api}/leagues/{lid}/members",
+                json={"bot_id": bot_id},
+                headers={"Authorization": f"Bearer {owner_key}"},
+                timeout=10,
+            )
+            assert joined.status_code == 200, joined.text
+        assert requests.get(f"{live_api}/leagues/{lid}", timeout=10).json()["members"] == [b for b, _ in bots]
+        workers.start()
+
+        def round_finished(n: int) -> bool:
+            rounds = requests.get(f"{live_api}/leagues/{lid}", timeout=10).json()["rounds"]
+            if len(rounds) < n:
+                return False
+            info = requests.get(f"{live_api}/tournaments/{rounds[n - 1]}", timeout=10).json()
+            return bool(info["status"] == "finished")
+
+        wait_for(lambda: round_finished(1), 90, "league round 1 to fire and finish")
+        carried = league_ratings(ctx, lid)
+        assert set(carried) == {b for b, _ in bots}
+        assert run_league_round(ctx, lid, 1) is None  # a round is created once, whoever fires it again
+        wait_for(lambda: round_finished(2), 90, "league round 2 to fire and finish")
+        league = requests.get(f"{live_api}/leagues/{lid}", timeout=10).json()
+        round2 = ctx.store.tournament(league["rounds"][1])
+        assert round2 is not None
+        assert {b: tuple(v) for b, v in round2["spec"]["prior"].items()} == {
+            b: (r.mu, r.sigma) for b, r in carried.items()
+        }
+        standings = requests.get(f"{live_api}/leagues/{lid}/standings", timeout=10).json()
+        assert standings["rounds"] >= 2
+        assert {r["entrant"] for r in standings["rows"]} == {b for b, _ in bots}
+        leaving_id, leaving_key = bots[0]
+        left = requests.delete(
+            f"{live_api}/leagues/{lid}/members/{leaving_id}",
+            headers={"Authorization": f"Bearer {leaving_key}"},
+            timeout=10,
+        )
+        assert left.status_code == 200 and leaving_id not in left.json()["members"]
