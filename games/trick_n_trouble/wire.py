@@ -6,8 +6,6 @@ in option order) and ``joker-1a`` / ``joker-1b`` / ``joker-1c`` (the three joker
 distinct ids so that every card of the deck is a distinct string).
 """
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 Phase = Literal["choose-task-level", "pass-decision", "pass-card", "switch-task", "play", "over"]
@@ -167,3 +165,123 @@ class View(TypedDict):
     task_pile_contents: NotRequired[dict[str, list[str]]]
     story_pile: NotRequired[list[str] | None]
     all_passed: NotRequired[list[str | None]]
+
+
+# ------------------------------------------------------------------------------------------ events
+# Every event has a kebab-case "type"; hidden parts sit under "private" ({"seats": [...], ...}) and
+# are stripped by games.base.redact_event for everybody else.  "auto" marks a decision the engine
+# took because it had exactly one option.
+
+
+class RoundStartedEvent(TypedDict):
+    """A new round begins (rounds 2..9) with this lead player."""
+
+    type: Literal["round-started"]
+    round: int
+    lead: int
+
+
+class TaskDrawnEvent(TypedDict):
+    """A task was turned face up (phase 1 fill or a switch's replacement)."""
+
+    type: Literal["task-drawn"]
+    task: str
+    level: int
+    auto: bool
+
+
+class DrawnPrivate(TypedDict):
+    """The drawn cards, for the drawing seat only."""
+
+    seats: list[int]
+    cards: list[str]
+
+
+class CardsDrawnEvent(TypedDict):
+    """Phase 2: a seat filled its hand from the draw pile."""
+
+    type: Literal["cards-drawn"]
+    seat: int
+    count: int
+    private: NotRequired[DrawnPrivate]
+
+
+class PassingDecidedEvent(TypedDict):
+    """Phase 3: the lead player started (``passing-started``) or skipped (``passing-skipped``) passing."""
+
+    type: Literal["passing-started", "passing-skipped"]
+    seat: int
+
+
+class PassedPrivate(TypedDict):
+    """The passed card, for the giving and the receiving seat only."""
+
+    seats: list[int]
+    card: str
+
+
+class CardPassedEvent(TypedDict):
+    """Phase 3: `seat` gave a card face down to `to`."""
+
+    type: Literal["card-passed"]
+    seat: int
+    to: int
+    auto: bool
+    private: NotRequired[PassedPrivate]
+
+
+class TaskSwitchedEvent(TypedDict):
+    """Phase 4: the lead player put this task under its pile (a task-drawn event follows)."""
+
+    type: Literal["task-switched"]
+    task: str
+
+
+class TasksKeptEvent(TypedDict):
+    """Phase 4: the lead player kept the face-up tasks."""
+
+    type: Literal["tasks-kept"]
+    seat: int
+    auto: bool
+
+
+class CardPlayedEvent(TypedDict):
+    """Phase 5: a card was played face up to the trick."""
+
+    type: Literal["card-played"]
+    seat: int
+    card: str
+    auto: bool
+
+
+class TrickWonEvent(TypedDict):
+    """Phase 6: the trick's winner (next lead), its per-colour sums and the tasks it fulfilled."""
+
+    type: Literal["trick-won"]
+    seat: int
+    cards: list[str]
+    sums: list[int]
+    fulfilled: list[str]
+    points: int
+    round: int
+
+
+class GameOverEvent(TypedDict):
+    """The hands are empty: the final result."""
+
+    type: Literal["game-over"]
+    result: Result
+
+
+Event = (
+    RoundStartedEvent
+    | TaskDrawnEvent
+    | CardsDrawnEvent
+    | PassingDecidedEvent
+    | CardPassedEvent
+    | TaskSwitchedEvent
+    | TasksKeptEvent
+    | CardPlayedEvent
+    | TrickWonEvent
+    | GameOverEvent
+)
