@@ -75,6 +75,7 @@ def _json(body: Any, status: int = 200) -> Response:
 
 # --------------------------------------------------------------------------- schemas
 
+
 class _MatchSettings(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=64))
     seats = fields.Integer(required=True, validate=validate.Range(min=1, max=16))
@@ -87,7 +88,9 @@ class _MatchSettings(Schema):
     time_bank_ms = fields.Integer(
         load_default=5000,
         validate=validate.Range(min=0, max=600000),
-        metadata={"description": "Extra time per seat per match, drawn on when a move takes longer than the deadline."},
+        metadata={
+            "description": "Extra time per seat per match, used when a move takes longer than the deadline."
+        },
     )
     options = fields.Dict(keys=fields.String(), load_default=dict, metadata={"description": "Game options."})
     max_tables = fields.Integer(
@@ -110,7 +113,10 @@ class CreateTournamentSchema(_MatchSettings):
         metadata={"description": "Bot ids; with fewer bots than seats a bot fills several seats."},
     )
     start_at = fields.AwareDateTime(
-        load_default=None, allow_none=True, default_timezone=UTC, metadata={"description": "Start later (ISO 8601)."}
+        load_default=None,
+        allow_none=True,
+        default_timezone=UTC,
+        metadata={"description": "Start later (ISO 8601)."},
     )
     seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     fault_threshold = fields.Integer(
@@ -120,7 +126,7 @@ class CreateTournamentSchema(_MatchSettings):
     )
 
 
-class ProgressSchema(Schema):
+class TournamentProgressSchema(Schema):
     """How far a tournament is."""
 
     class Meta:
@@ -149,11 +155,13 @@ class TournamentSchema(Schema):
     options = fields.Dict(keys=fields.String(), required=True)
     fault_threshold = fields.Integer(required=True)
     start_at = fields.String(required=True, allow_none=True)
-    progress = fields.Nested(ProgressSchema, required=True)
+    progress = fields.Nested(TournamentProgressSchema, required=True)
     created_at = fields.String(required=True, allow_none=True)
     started_at = fields.String(required=True, allow_none=True)
     finished_at = fields.String(required=True, allow_none=True)
-    league = fields.Dict(keys=fields.String(), metadata={"description": "league_id and round, for league rounds."})
+    league = fields.Dict(
+        keys=fields.String(), metadata={"description": "league_id and round, for league rounds."}
+    )
 
 
 class CreatedTournamentSchema(TournamentSchema):
@@ -165,7 +173,7 @@ class CreatedTournamentSchema(TournamentSchema):
     owner_key = fields.String(required=True)
 
 
-class MatchResultSchema(Schema):
+class TournamentMatchResultSchema(Schema):
     """A finished match's result."""
 
     class Meta:
@@ -174,12 +182,14 @@ class MatchResultSchema(Schema):
     scores = fields.List(fields.Float(), required=True)
     winners = fields.List(fields.Integer(), required=True)
     faults = fields.List(fields.Integer(), required=True, metadata={"description": "Per seat."})
-    unrated = fields.List(fields.Integer(), required=True, metadata={"description": "Seats over the threshold."})
+    unrated = fields.List(
+        fields.Integer(), required=True, metadata={"description": "Seats over the threshold."}
+    )
     team_score = fields.Float(metadata={"description": "Cooperative games."})
     reached = fields.Boolean(metadata={"description": "Cooperative games: the threshold was reached."})
 
 
-class MatchSchema(Schema):
+class TournamentMatchSchema(Schema):
     """One match: seats, deal, status and the game id (watch it through getGame / streamGameEvents)."""
 
     class Meta:
@@ -190,21 +200,23 @@ class MatchSchema(Schema):
     deal = fields.Integer(required=True)
     rotation = fields.Integer(required=True)
     seats = fields.List(fields.String(), required=True, metadata={"description": "Bot id per seat."})
-    status = fields.String(required=True, validate=validate.OneOf(["pending", "playing", "finished", "cancelled"]))
+    status = fields.String(
+        required=True, validate=validate.OneOf(["pending", "playing", "finished", "cancelled"])
+    )
     game_id = fields.String(required=True, allow_none=True)
-    result = fields.Nested(MatchResultSchema)
+    result = fields.Nested(TournamentMatchResultSchema)
 
 
-class MatchListSchema(Schema):
+class TournamentMatchListSchema(Schema):
     """listTournamentMatches answer."""
 
     class Meta:
         name = "TournamentMatchList"
 
-    matches = fields.List(fields.Nested(MatchSchema), required=True)
+    matches = fields.List(fields.Nested(TournamentMatchSchema), required=True)
 
 
-class RatingSchema(Schema):
+class OpenSkillRatingSchema(Schema):
     """OpenSkill (Plackett-Luce) rating."""
 
     class Meta:
@@ -227,11 +239,16 @@ class StandingsRowSchema(Schema):
     wins = fields.Integer(required=True, metadata={"description": "Shared wins included."})
     shared_wins = fields.Integer(required=True)
     win_rate = fields.Float(required=True, allow_none=True)
-    mean_score = fields.Float(required=True, allow_none=True, metadata={"description": "Coins, or team points."})
-    score_ci = fields.List(
-        fields.Float(), required=True, allow_none=True, metadata={"description": "95% bootstrap CI over deals."}
+    mean_score = fields.Float(
+        required=True, allow_none=True, metadata={"description": "Coins, or team points."}
     )
-    rating = fields.Nested(RatingSchema, required=True)
+    score_ci = fields.List(
+        fields.Float(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "95% bootstrap CI over deals."},
+    )
+    rating = fields.Nested(OpenSkillRatingSchema, required=True)
     faults = fields.Integer(required=True)
     unrated_matches = fields.Integer(required=True)
     threshold_rate = fields.Float(allow_none=True, metadata={"description": "Cooperative games."})
@@ -267,7 +284,9 @@ class CreateLeagueSchema(_MatchSettings):
         name = "CreateLeague"
 
     name = fields.String(load_default="", validate=validate.Length(max=64))
-    interval_s = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=1, max=366 * 86400))
+    interval_s = fields.Integer(
+        load_default=None, allow_none=True, validate=validate.Range(min=1, max=366 * 86400)
+    )
     cron = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=128))
 
     @validates_schema
@@ -292,7 +311,9 @@ class LeagueSchema(Schema):
     time_bank_ms = fields.Integer(required=True)
     status = fields.String(required=True)
     members = fields.List(fields.String(), required=True)
-    rounds = fields.List(fields.String(), required=True, metadata={"description": "Tournament ids, oldest first."})
+    rounds = fields.List(
+        fields.String(), required=True, metadata={"description": "Tournament ids, oldest first."}
+    )
     next_round = fields.Integer(required=True)
     next_at = fields.String(required=True)
 
@@ -346,7 +367,7 @@ def get_tournament(tournament_id: str) -> Response:
 
 @blp.route("/tournaments/<string:tournament_id>/matches", methods=["GET"])
 @blp.doc(operationId="listTournamentMatches", tags=["tournaments"], summary="Every match, linked to its game")
-@blp.response(200, MatchListSchema)
+@blp.response(200, TournamentMatchListSchema)
 @documents_errors(404)
 def list_tournament_matches(tournament_id: str) -> Response:
     """Matches with their game ids (viewable through the games API while they are played)."""
@@ -354,7 +375,9 @@ def list_tournament_matches(tournament_id: str) -> Response:
 
 
 @blp.route("/tournaments/<string:tournament_id>/standings", methods=["GET"])
-@blp.doc(operationId="getTournamentStandings", tags=["tournaments"], summary="Standings (live until finished)")
+@blp.doc(
+    operationId="getTournamentStandings", tags=["tournaments"], summary="Standings (live until finished)"
+)
 @blp.response(200, StandingsSchema)
 @documents_errors(404)
 def get_tournament_standings(tournament_id: str) -> Response:
@@ -414,7 +437,9 @@ def get_league(league_id: str) -> Response:
 
 
 @blp.route("/leagues/<string:league_id>/members", methods=["POST"])
-@blp.doc(operationId="joinLeague", tags=["leagues"], summary="Join a bot (its owner key)", security=OWNER_AUTH)
+@blp.doc(
+    operationId="joinLeague", tags=["leagues"], summary="Join a bot (its owner key)", security=OWNER_AUTH
+)
 @blp.arguments(JoinLeagueSchema)
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409, 413, 422)
@@ -424,7 +449,9 @@ def join_league(body: dict[str, Any], league_id: str) -> Response:
 
 
 @blp.route("/leagues/<string:league_id>/members/<string:bot_id>", methods=["DELETE"])
-@blp.doc(operationId="leaveLeague", tags=["leagues"], summary="Take a bot out (its owner key)", security=OWNER_AUTH)
+@blp.doc(
+    operationId="leaveLeague", tags=["leagues"], summary="Take a bot out (its owner key)", security=OWNER_AUTH
+)
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409)
 def leave_league(league_id: str, bot_id: str) -> Response:
