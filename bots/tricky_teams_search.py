@@ -20,7 +20,7 @@ from typing import Any
 from bots import tricky_teams_heuristic
 from bots.policy import Memory, Message, Move, budget_s, seeded_rng
 from games.tricky_teams import engine
-from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, full_deck
+from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, coin_values, full_deck
 from games.tricky_teams.determinize import state_from_view
 from games.tricky_teams.rules import playable_cards
 
@@ -176,14 +176,16 @@ def fast_copy(state: State) -> State:
     return out
 
 
-def playout(state: State, me: int, rng: random.Random) -> float:
-    """Random play to the end of the raid; own coins minus the others' mean.
+def playout(state: State, me: int, rng: random.Random, horizon: int, value: dict[str, int]) -> float:
+    """Random play for `horizon` more tricks (or to the raid's end); own coins minus the others' mean.
 
     Calls the engine's transition functions directly with cards it lists as playable: the
-    move parsing and checks of `apply` would double the cost of a playout for nothing.
+    move parsing and checks of `apply` would double the cost of a playout for nothing. A short
+    horizon keeps the evaluation about this trick and the next few, where the move matters most.
     """
     seats = state["seats"]
-    while True:
+    last_trick = state["trick_number"] + horizon
+    while state["trick_number"] <= last_trick:
         phase = state["phase"]
         seat = state["turn"]
         if phase == "play":
@@ -195,8 +197,10 @@ def playout(state: State, me: int, rng: random.Random) -> float:
         elif phase == "choose-leader":
             engine.choose_leader(state, seat, rng.randrange(seats))
         else:
+            scores = state["coins"][-1]
             break
-    scores = state["coins"][-1]
+    else:
+        scores = [sum(value[c] for c in state["loot"][s] + state["cooks"][s]) for s in range(seats)]
     others = [scores[s] for s in range(seats) if s != me]
     return scores[me] - sum(others) / len(others)
 
@@ -214,6 +218,7 @@ class TrickyTeamsSearch:
     samples: int = 400
     fraction: float = 0.5
     cap_s: float = 2.0
+    horizon: int = 3
 
     def __call__(self, message: Message, memory: Memory) -> Move:
         """Choose a move for the request, remembering what it shows for later calls."""
@@ -225,6 +230,7 @@ class TrickyTeamsSearch:
         moves = candidates(view, legal)
         k = knowledge(view, memory)
         totals = [0.0] * len(moves)
+        value = coin_values(view["options"]["coins"])
         stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
         done = 0
         while done < self.samples and (done == 0 or time.monotonic() < stop):
@@ -233,7 +239,7 @@ class TrickyTeamsSearch:
             for i, move in enumerate(moves):
                 state = fast_copy(root)
                 engine.apply(state, view["seat"], move)
-                totals[i] += playout(state, view["seat"], rng)
+                totals[i] += playout(state, view["seat"], rng, self.horizon, value)
             done += 1
         best = max(range(len(moves)), key=lambda i: (totals[i], -i))
         return moves[best]

@@ -1,16 +1,18 @@
-"""A complete bot in ten lines: plays the lowest-ranked legal card, else the first legal move."""
+"""A complete bot in ten lines: always the lowest-numbered card on offer, else the first legal move."""
 
 import sys
 
 from bots.sdk import serve
 
 
+def rank(move):
+    """The number on the move's card (moves without a card rank last)."""
+    return int(move.get("card", "x-99").rsplit("-", 1)[1].rstrip("abc"))
+
+
 def choose(view, legal_moves):
-    """Prefer playing the card with the smallest number; any other decision: the first option."""
-    plays = [m for m in legal_moves if m["type"] == "play"]
-    return (
-        min(plays, key=lambda m: int(m["card"].rsplit("-", 1)[1].rstrip("abc"))) if plays else legal_moves[0]
-    )
+    """The legal move with the lowest-numbered card."""
+    return min(legal_moves, key=rank)
 
 
 if __name__ == "__main__":

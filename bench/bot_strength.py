@@ -1,0 +1,188 @@
+"""Strength of the bundled bots, engine only (no HTTP): duplicate deals, seat rotation, 95% intervals.
+
+    .venv/bin/python bench/bot_strength.py --deals 200 --workers 2
+
+Tricky Teams (4 seats, 1 raid per game): for each comparison A vs B and each deal, A sits in
+every seat once with B in the other three (4 games per deal); the measure is A's coins minus
+the mean coins of the B seats, averaged per deal; the interval is mean +- 1.96 standard errors
+over deals. Trick 'n Trouble (3 seats, cooperative, a full 9-round game): a team of three A and
+a team of three B play the same deal; the measure is the paired difference of team points; also
+each team's rate of reaching the 40-point threshold (Wilson 95% interval).
+
+The search bots get a fixed number of determinizations per decision (not a time budget), so
+the figures do not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots.arena import play_game, policy_player  # noqa: E402
+from bots.heuristics import HEURISTIC_POLICIES  # noqa: E402
+from bots.policy import Policy, random_policy  # noqa: E402
+from bots.trick_n_trouble_search import TrickNTroubleSearch  # noqa: E402
+from bots.tricky_teams_search import TrickyTeamsSearch  # noqa: E402
+
+TT_SEATS = 4
+SEED_BASE = 1_000_000  # deals of the benchmark: seeds SEED_BASE + 0 .. deals-1
+
+
+def make_policy(name: str, game: str, samples: int) -> Policy:
+    """A fresh policy for one game (search policies with a fixed number of determinizations)."""
+    if name == "random":
+        return random_policy
+    if name == "heuristic":
+        return HEURISTIC_POLICIES[game]
+    if game == "tricky-teams":
+        return TrickyTeamsSearch(samples=samples, cap_s=3600.0)
+    return TrickNTroubleSearch(samples=samples, cap_s=3600.0)
+
+
+def tt_deal(args: tuple[str, str, int, int]) -> dict[str, Any]:
+    """One Tricky Teams deal, A rotated through every seat: A's coins minus B's mean, per rotation."""
+    a, b, deal, samples = args
+    diffs, wins = [], []
+    for hero in range(TT_SEATS):
+        players = [
+            policy_player(make_policy(a if s == hero else b, "tricky-teams", samples))
+            for s in range(TT_SEATS)
+        ]
+        record = play_game(
+            "tricky-teams", players, SEED_BASE + deal, {"raids": 1}, match_id=f"bench-{deal}-{hero}"
+        )
+        scores, winners = record.result["scores"], record.result["winners"]
+        diffs.append(scores[hero] - sum(scores[s] for s in range(TT_SEATS) if s != hero) / (TT_SEATS - 1))
+        wins.append(1.0 / len(winners) if hero in winners else 0.0)
+    return {"diff": statistics.mean(diffs), "win": statistics.mean(wins)}
+
+
+def tnt_deal(args: tuple[str, int, int]) -> dict[str, Any]:
+    """One Trick 'n Trouble deal played by a team of three `name` bots."""
+    name, deal, samples = args
+    players = [policy_player(make_policy(name, "trick-n-trouble", samples)) for _ in range(3)]
+    record = play_game("trick-n-trouble", players, SEED_BASE + deal, {}, match_id=f"bench-{deal}")
+    return {"points": record.result["points"]}
+
+
+def interval(values: list[float]) -> tuple[float, float, float]:
+    """Mean and its 95% normal interval (1.96 standard errors)."""
+    mean = statistics.mean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("inf")
+    return mean, mean - half, mean + half
+
+
+def wilson(successes: int, n: int) -> tuple[float, float, float]:
+    """A proportion and its Wilson 95% interval."""
+    z = 1.96
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return p, centre - half, centre + half
+
+
+def run(
+    pool: Any, func: Callable[[Any], dict[str, Any]], jobs: list[Any]
+) -> tuple[list[dict[str, Any]], float]:
+    """Map `func` over `jobs` on the pool; the results in order and the wall time."""
+    started = time.perf_counter()
+    results = pool.map(func, jobs, chunksize=1)
+    return results, time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparisons and print a markdown report (and JSON with --json)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--tt-samples", type=int, default=40, help="determinizations per Tricky Teams decision"
+    )
+    parser.add_argument(
+        "--tnt-samples", type=int, default=30, help="determinizations per Trick 'n Trouble play"
+    )
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = parser.parse_args(argv)
+    out: dict[str, Any] = {
+        "deals": args.deals,
+        "tt_samples": args.tt_samples,
+        "tnt_samples": args.tnt_samples,
+    }
+    lines = [
+        f"Deals: {args.deals} (seeds {SEED_BASE}..{SEED_BASE + args.deals - 1}), workers: {args.workers}",
+        "",
+    ]
+    with Pool(args.workers) as pool:
+        lines += [
+            "| Tricky Teams (4 seats, 1 raid) | A - mean(B) coins per game | 95% CI | A's win share | time |",
+            "|---|---|---|---|---|",
+        ]
+        for a, b in (("heuristic", "random"), ("search", "heuristic")):
+            jobs = [(a, b, deal, args.tt_samples) for deal in range(args.deals)]
+            results, seconds = run(pool, tt_deal, jobs)
+            mean, low, high = interval([r["diff"] for r in results])
+            win = statistics.mean(r["win"] for r in results)
+            out[f"tt:{a}-vs-{b}"] = {
+                "mean": mean,
+                "low": low,
+                "high": high,
+                "win_share": win,
+                "seconds": seconds,
+            }
+            lines.append(
+                f"| {a} vs 3x {b} | {mean:+.2f} | [{low:+.2f}, {high:+.2f}] | {win:.3f} (even: 0.250) "
+                f"| {seconds:.0f} s |"
+            )
+        lines += [
+            "",
+            "| Trick 'n Trouble team (3 seats, 9 rounds) | mean points | median | reaches 40 | 95% CI "
+            "| time |",
+            "|---|---|---|---|---|---|",
+        ]
+        points: dict[str, list[float]] = {}
+        for name in ("random", "heuristic", "search"):
+            results, seconds = run(
+                pool, tnt_deal, [(name, deal, args.tnt_samples) for deal in range(args.deals)]
+            )
+            points[name] = [float(r["points"]) for r in results]
+            rate, low, high = wilson(sum(p >= 40 for p in points[name]), len(points[name]))
+            mean = statistics.mean(points[name])
+            out[f"tnt:{name}"] = {
+                "mean": mean,
+                "median": statistics.median(points[name]),
+                "rate40": rate,
+                "rate_low": low,
+                "rate_high": high,
+                "seconds": seconds,
+            }
+            lines.append(
+                f"| {name} | {mean:.1f} | {statistics.median(points[name]):.0f} | {rate:.1%} "
+                f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s |"
+            )
+        lines += [
+            "",
+            "| Trick 'n Trouble, paired by deal | mean difference in points | 95% CI |",
+            "|---|---|---|",
+        ]
+        for a, b in (("heuristic", "random"), ("search", "heuristic")):
+            mean, low, high = interval([x - y for x, y in zip(points[a], points[b], strict=True)])
+            out[f"tnt:{a}-vs-{b}"] = {"mean": mean, "low": low, "high": high}
+            lines.append(f"| {a} - {b} | {mean:+.2f} | [{low:+.2f}, {high:+.2f}] |")
+    print("\n".join(lines))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
