@@ -67,9 +67,12 @@ def infer_voids(plays: list[dict[str, Any]], seats: int, voids: dict[int, set[st
             continue
         team, rank = TEAM[card], RANK[card]
         wished = wishes.pop(seat, None)
-        if wished is not None and team != wished and rank != FOOL:
+        obeyed = wished is not None and (team == wished or rank == FOOL)
+        if wished is not None and not obeyed:
             voids[seat].add(wished)  # a binding wish is obeyed whenever possible
-        if out and not down and card != FLAG and rank != FOOL and not (ones and rank == PEASANT):
+        # An obeyed wish overrides challenge and join: the play says nothing about the rest.
+        basic = not obeyed and out and not down
+        if basic and card != FLAG and rank != FOOL and not (ones and rank == PEASANT):
             if len(out) == 1 and team == out[0]:
                 voids[seat].update(t for t in TEAMS if t != out[0])  # failed to challenge
             elif len(out) > 1 and team not in out:
