@@ -4,7 +4,7 @@
     trickarena tournament run --game G --seats N --entrant ID ... [--workers K]
     trickarena tournament show ID
     trickarena bot add --name N --url U --game G ...   submit a bot (like createBot)
-    trickarena run                                     the platform demo (harness.demo)
+    trickarena run [--short]                           the whole platform (harness.platform)
 
 Every command reads REDIS_URL, TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options).
 """
@@ -236,11 +236,10 @@ def cmd_bot_add(args: argparse.Namespace) -> int:
 
 
 def cmd_run(argv: list[str]) -> int:
-    """The platform demo (`make run`): everything after `run` goes to harness.demo."""
-    from harness import demo
+    """`make run`: the whole platform (everything after `run` goes to harness.platform's `run`)."""
+    from harness import platform
 
-    result: Any = demo.main(argv)
-    return int(result or 0)
+    return platform.main(["run", *argv])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -296,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--game", action="append", required=True)
     add.set_defaults(func=cmd_bot_add)
 
-    sub.add_parser("run", help="the platform demo (options are harness.demo's)", add_help=False)
+    sub.add_parser("run", help="the whole platform (options are harness.platform's)", add_help=False)
     return parser
 
 

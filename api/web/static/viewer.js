@@ -39,7 +39,7 @@ function renderTrickyTeams(views) {
     const extras = [...(p.eights || []).map((c) => TA.card(game, c, {small: true})), ...(p.cooks || []).map((c) => TA.card(game, c, {small: true}))].join("");
     return `<div class="seat${toMove.has(p.seat) ? " to-move" : ""}" data-seat="${p.seat}">
       <h3><span>${seatName(p.seat)}${views.length === 1 && v.seat === p.seat ? " (you)" : ""}</span><span>${p.total} coins · loot ${p.loot_size}</span></h3>
-      <div>${cards || '<span class="muted">no cards</span>'}</div>
+      <div class="hand">${cards || '<span class="muted">no cards</span>'}</div>
       ${extras ? `<div class="muted" style="font-size:12px;margin-top:4px">on the table: ${extras}</div>` : ""}</div>`;
   }).join("");
   const trick = (v.trick || []).map((t) => `<div class="play">${TA.card(game, t.card)}<div>${seatName(t.seat)}${t.wish ? `<br>wish: seat ${t.wish.seat} → ${TA.esc(TA.TT_TEAMS[t.wish.team] || t.wish.team)}` : ""}</div></div>`).join("");
@@ -63,7 +63,7 @@ function renderTrickNTrouble(views) {
     const legal = new Set(views.filter((x) => x.seat === s).flatMap((x) => (x.legal_moves || []).map((m) => m.card)));
     const cards = hand ? hand.map((c) => TA.card(game, c, {small: true, legal: legal.has(c), colours})).join("")
                        : Array.from({length: v.hand_sizes[s]}, () => TA.card(game, null, {small: true})).join("");
-    return `<div class="seat${toMove.has(s) ? " to-move" : ""}" data-seat="${s}"><h3><span>${seatName(s)}${v.lead === s ? " · lead" : ""}${views.length === 1 && v.seat === s ? " (you)" : ""}</span><span>${v.hand_sizes[s]} cards</span></h3><div>${cards}</div></div>`;
+    return `<div class="seat${toMove.has(s) ? " to-move" : ""}" data-seat="${s}"><h3><span>${seatName(s)}${v.lead === s ? " · lead" : ""}${views.length === 1 && v.seat === s ? " (you)" : ""}</span><span>${v.hand_sizes[s]} cards</span></h3><div class="hand">${cards}</div></div>`;
   }).join("");
   const tasks = (v.tasks || []).map((t) => `<span class="task"><b>${t.points} pts</b> · L${t.level} · ${TA.esc(t.text)}</span>`).join("");
   const trick = (v.trick || []).map((t) => `<div class="play">${TA.card(game, t.card, {colours})}<div>${seatName(t.seat)}</div></div>`).join("");
@@ -157,17 +157,28 @@ function startLive() {
   const seen = [];
   const source = new EventSource(`/games/${encodeURIComponent(gid)}/events/stream`);
   state.source = source;
-  source.onmessage = (e) => {
-    try { const ev = JSON.parse(e.data); seen.unshift(`<div>${TA.esc(e.lastEventId)} ${TA.esc(ev.event ? ev.event.type : ev.type || "")}</div>`); } catch (_) { /* keep-alives */ }
+  // The API names its stream events "game-event" and closes with "end" (finished or timeout).
+  source.addEventListener("game-event", (e) => {
+    try {
+      const ev = JSON.parse(e.data).event || {};
+      const who = ev.seat !== undefined ? `${seatName(ev.seat)}: ` : "";
+      seen.unshift(`<div>v${TA.esc(String(e.lastEventId).split("-")[0])} ${TA.esc(who + (ev.type || ""))} ${TA.esc(ev.card || "")}</div>`);
+    } catch (_) { /* not JSON: ignore */ }
     $("log").innerHTML = seen.slice(0, 200).join("");
     refreshLive().catch(() => {});
-  };
-  // The server ends a stream after a while; reconnecting resumes from Last-Event-ID.
-  source.addEventListener("end", () => { source.close(); if (state.mode === "live") setTimeout(startLive, 300); });
+  });
+  source.addEventListener("end", (e) => {
+    source.close();
+    let reason = "";
+    try { reason = JSON.parse(e.data).reason; } catch (_) { /* no body */ }
+    if (reason === "finished") startReplay();
+    else if (state.mode === "live") setTimeout(startLive, 300);  // the server caps a stream's lifetime
+  });
   refreshLive().catch((e) => { $("subtitle").textContent = e.message; });
 }
 
 function startReplay() {
+  if (state.mode === "replay") return;
   if (state.source) { state.source.close(); state.source = null; }
   state.mode = "replay";
   $("mode").textContent = "replay";

@@ -1,0 +1,103 @@
+"""`make run`'s entry point, run for real in a subprocess (its own Redis, gunicorn, workers, bots).
+
+Rules pinned: a short run finishes a tournament of each game and prints their standings; nothing
+it started survives it; a second run reuses the stored bot registrations; Ctrl-C stops
+everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ("tricky-teams", "trick-n-trouble")
+
+
+def processes_mentioning(marker: str) -> list[int]:
+    """Live processes whose command line or environment mentions `marker` (our var dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            blob = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in blob and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def platform_env(var: Path) -> dict[str, str]:
+    """The environment of a run: no REDIS_URL, so it starts its own Redis under `var`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TRICKARENA_KEY_PREFIX")}
+    # Every child inherits this; it lets the test find any survivor by its environment.
+    env["TRICKARENA_TEST_MARKER"] = str(var)
+    return env
+
+
+def registrations(var: Path) -> dict[str, str]:
+    """Bot name -> bot id, as stored under var/bots."""
+    return {p.stem: json.loads(p.read_text())["bot_id"] for p in sorted((var / "bots").glob("*.json"))}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_ctrl_c_stops_all(
+    tmp_path: Path,
+) -> None:
+    """Rules: short mode ends with final standings of both games; no child survives; a rerun reuses
+    the stored registrations; SIGINT (Ctrl-C) stops every process."""
+    var = tmp_path / "var"
+    command = [sys.executable, "-m", "harness.cli", "run", "--short", "--port", "0", "--var", str(var)]
+    done = subprocess.run(command, cwd=ROOT, env=platform_env(var), capture_output=True, text=True, timeout=400)
+    out = done.stdout
+    assert done.returncode == 0, out[-3000:] + done.stderr[-3000:]
+    for game in GAMES:
+        assert f"{game} — standings (final)" in out
+        assert f"{game} tournament" in out and "finished" in out
+    for name in ("random", "heuristic", "search"):
+        assert name in out
+    assert "/web/" in out and "/docs" in out
+    assert processes_mentioning(str(var)) == [], "a process of the run survived it"
+    first = registrations(var)
+    assert set(first) == {"random", "heuristic", "search"}
+    # JSON logs of the API, with request ids.
+    api_lines = [json.loads(line) for line in (var / "log" / "api.log").read_text().splitlines()
+                 if line.startswith("{")]
+    assert api_lines and all("request_id" in line for line in api_lines if line["logger"] == "trickarena.access")
+
+    # Second run, the long mode, interrupted with Ctrl-C once the tournaments are created.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", "--port", "0", "--var", str(var)],
+        cwd=ROOT, env=platform_env(var), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    assert proc.stdout is not None
+    seen = []
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if "API docs" in line:
+            break
+    assert any("API docs" in line for line in seen), "".join(seen)
+    assert processes_mentioning(str(var)), "nothing running mid-run?"
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, "".join(seen) + rest
+    assert registrations(var) == first, "the rerun registered new bots instead of reusing the stored ones"
+    for name in first:
+        assert '"reused": true' in (var / "log" / f"bot-{name}.log").read_text()
+    assert processes_mentioning(str(var)) == [], "a process survived Ctrl-C"
+    assert not (var / "run" / "pids.json").exists()

@@ -1,0 +1,167 @@
+"""The web pages in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright).
+
+Rules pinned: the pages load without script errors; the home page lists the tournaments; a
+finished tournament's page shows its final standings (one row per entrant, with intervals), the
+rating chart (one line per entrant), the head-to-head or cross-play heat map and the match list
+linking to the viewer; the viewer steps through a replay move by move and trick by trick, from
+any seat's perspective, and follows a live game as moves are posted.
+
+Screenshots land in $TRICKARENA_SCREENSHOTS (default: the test's temp dir).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.ops.conftest import GAME_SEATS, Arena, Served, new_game
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+TIMEOUT_MS = 15000
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go."""
+    target = os.environ.get("TRICKARENA_SCREENSHOTS")
+    path = Path(target) if target else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium; missing Chromium is a failure (make test installs it), never a skip."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "Chromium is missing: `make test` installs Debian's chromium (apt-get)"
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page that records console errors and uncaught exceptions."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT_MS)
+    pg.errors = []
+    pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
+    pg.on("console", lambda msg: pg.errors.append(msg.text) if msg.type == "error" else None)
+    yield pg
+    context.close()
+
+
+def test_home_page_lists_every_tournament_with_its_progress(page: Any, arena: Arena, shots: Path) -> None:
+    """Rule: the home page lists the tournaments, each linking to its page, finished ones at 100%."""
+    page.goto(f"{arena.served.base}/web/")
+    page.wait_for_selector("#tournament-list")
+    for game, tid in arena.tournaments.items():
+        link = page.locator(f'a[href="/web/tournaments/{tid}"]')
+        assert link.count() == 1
+        row = page.locator("#tournament-list tr", has=link)
+        assert game in row.inner_text() and "finished" in row.inner_text()
+    page.screenshot(path=str(shots / "home.png"), full_page=True)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("game", sorted(GAME_SEATS))
+def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
+    page: Any, arena: Arena, shots: Path, game: str
+) -> None:
+    """Rule: standings (a row per entrant, intervals), rating lines, heat map, matches to the viewer."""
+    tid = arena.tournaments[game]
+    page.goto(f"{arena.served.base}/web/tournaments/{tid}")
+    page.wait_for_selector("#standings")
+    assert page.locator("#standings-title").inner_text() == "Final standings"
+    rows = page.locator("#standings tr[data-entrant]")
+    assert rows.count() == len(arena.bots)
+    text = page.locator("#standings").inner_text()
+    for name in arena.bots:
+        assert name in text
+    assert page.locator("#standings .ci .dot").count() == len(arena.bots)
+    assert page.locator("#chart svg polyline").count() == len(arena.bots)
+    assert page.locator("#heat-title").inner_text() == ("Cross-play" if game == "trick-n-trouble" else "Head to head")
+    assert page.locator("#heatmap td.cell").count() == len(arena.bots) ** 2
+    data = requests.get(f"{arena.served.base}/web/data/tournaments/{tid}", timeout=10).json()
+    total = data["tournament"]["progress"]["total"]
+    assert page.locator("#match-list a[href^='/web/games/']").count() == total
+    page.screenshot(path=str(shots / f"tournament-{game}.png"), full_page=True)
+    assert page.errors == []
+
+
+def _step(page: Any) -> tuple[int, int]:
+    match = re.fullmatch(r"move (\d+) / (\d+)", page.locator("#step").inner_text())
+    assert match, page.locator("#step").inner_text()
+    return int(match.group(1)), int(match.group(2))
+
+
+@pytest.mark.parametrize("game", sorted(GAME_SEATS))
+def test_viewer_steps_through_a_replay_by_move_and_by_trick_from_any_seat(
+    page: Any, arena: Arena, shots: Path, game: str
+) -> None:
+    """Rule: a finished game replays from its start; next/next-trick/end step it; seats see their hands."""
+    seats = GAME_SEATS[game]
+    page.goto(f"{arena.served.base}/web/games/{arena.games[game]}")
+    page.wait_for_selector("#step:has-text('move 0')")
+    assert page.locator("#mode").inner_text() == "replay"
+    step, total = _step(page)
+    assert step == 0 and total > seats
+    # All seats at once (the default for a finished game): every hand face up.
+    assert page.locator(".seat").count() == seats
+    assert page.locator(".seat .hand .card.back").count() == 0
+    page.click("#next")
+    assert _step(page) == (1, total)
+    assert page.locator("#log div").count() == 1
+    page.click("#next-trick")
+    after_trick, _ = _step(page)
+    assert after_trick > 1
+    page.screenshot(path=str(shots / f"viewer-{game}-trick.png"), full_page=True)
+    page.click("#last")
+    assert _step(page) == (total, total)
+    assert "Final" in page.locator("#table").inner_text()
+    page.click("#prev-trick")
+    assert _step(page)[0] < total
+    # One seat's perspective: its own hand face up, every other hand face down.
+    page.select_option("#perspective", "1")
+    page.click("#first")
+    page.wait_for_selector(".seat[data-seat='0'] .hand .card.back")
+    assert page.locator(".seat[data-seat='1'] .hand .card.back").count() == 0
+    assert page.locator(".seat[data-seat='1'] .hand .card").count() > 0
+    page.select_option("#perspective", "spectator")
+    page.wait_for_selector(".seat[data-seat='1'] .hand .card.back")
+    assert page.locator(".seat .hand .card:not(.back)").count() == 0
+    page.screenshot(path=str(shots / f"viewer-{game}-spectator.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_viewer_follows_a_live_game_as_moves_are_posted(page: Any, served: Served, shots: Path) -> None:
+    """Rule: an unfinished game is shown live (spectator view) and updates from the event stream."""
+    created = new_game(served.base, "tricky-teams", seed=9)
+    gid = created["game_id"]
+    page.goto(f"{served.base}/web/games/{gid}")
+    page.wait_for_selector("#mode:has-text('live')")
+    page.wait_for_selector("#trick:has-text('no cards on the table')")
+    tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+    doc = requests.get(f"{served.base}/games/{gid}", timeout=10).json()
+    seat = doc["view"]["to_move"][0]
+    auth = {"Authorization": f"Bearer {tokens[seat]}"}
+    legal = requests.get(f"{served.base}/games/{gid}/legal-moves", headers=auth, timeout=10).json()["legal_moves"]
+    answer = requests.post(f"{served.base}/games/{gid}/moves", json=legal[0], headers=auth, timeout=10)
+    assert answer.status_code == 200, answer.text
+    page.wait_for_selector("#trick .card")
+    assert page.locator("#trick .card").count() == 1
+    page.screenshot(path=str(shots / "viewer-live.png"), full_page=True)
+    assert page.errors == []
