@@ -12,6 +12,7 @@ from flask_smorest import Blueprint
 
 from api import errors
 from api.schemas import (
+    MAX_SEED,
     CreatedGameSchema,
     CreateGameSchema,
     ErrorSchema,
@@ -28,6 +29,7 @@ from api.schemas import (
     ref,
 )
 from api.service import GameService
+from games.registry import GAMES
 
 blp = Blueprint("games", __name__, description="Games: create, join, view, move, events, replay.")
 
@@ -48,6 +50,32 @@ ERROR_TEXT = {
     "`invalid_options`, ...).",
 }
 ETAG_HEADER = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
+
+
+# One server-sent message (OpenAPI 3.1: the media type's schema describes each message).
+SSE_MESSAGE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["game-event", "end"]},
+        "id": {"type": "string", "pattern": r"^[0-9]+-[0-9]+$"},
+        "retry": {"type": "integer"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "oneOf": [
+                    ref("Event"),
+                    {
+                        "type": "object",
+                        "required": ["reason"],
+                        "properties": {"reason": {"enum": ["finished", "timeout", "game_not_found"]}},
+                    },
+                ]
+            },
+            "description": "An Event (`game-event`), or why the stream ends (`end`).",
+        },
+    },
+}
 
 
 def documents_errors(*codes: int) -> Callable[[F], F]:
@@ -110,11 +138,57 @@ def list_game_types() -> Response:
     return jsonify({"games": service().game_types()})
 
 
+def create_game_body() -> dict[str, Any]:
+    """createGame's request body documented per game: game name, its seat counts and its own options."""
+    variants = []
+    for name in sorted(GAMES):
+        engine = GAMES[name]
+        variants.append(
+            {
+                "type": "object",
+                "title": f"Create a {engine.title} game",
+                "additionalProperties": False,
+                "required": ["game", "seats"],
+                "properties": {
+                    "game": {"type": "string", "enum": [name]},
+                    "seats": {"type": "integer", "enum": list(engine.seat_counts)},
+                    "options": {"anyOf": [engine.options_schema(), {"type": "null"}]},
+                    "seed": {
+                        "anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_SEED}, {"type": "null"}]
+                    },
+                    "deal": {
+                        "anyOf": [{"type": "object"}, {"type": "null"}],
+                        "description": "An explicit deal in the game's own format (docs/rules).",
+                    },
+                    "open_seats": {
+                        "type": "array",
+                        "maxItems": max(engine.seat_counts),
+                        "uniqueItems": True,
+                        "items": {"type": "integer", "minimum": 0, "maximum": max(engine.seat_counts) - 1},
+                        "description": "Seats created without a token, claimed later with joinGame.",
+                    },
+                },
+            }
+        )
+    return {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "oneOf": variants,
+                    "discriminator": {"propertyName": "game"},
+                }
+            }
+        },
+    }
+
+
 @blp.route("/games", methods=["POST"])
 @blp.doc(
     operationId="createGame",
     tags=["games"],
     summary="Create a game",
+    requestBody=create_game_body(),
     responses={
         201: {
             "links": {
@@ -164,7 +238,7 @@ def create_game(body: dict[str, Any]) -> Response:
 
 @blp.route("/games/<game_id:game_id>/join", methods=["POST"])
 @blp.doc(operationId="joinGame", tags=["games"], summary="Claim an open seat")
-@blp.arguments(JoinGameSchema)
+@blp.arguments(JoinGameSchema, required=False)
 @blp.response(201, JoinedGameSchema)
 @documents_errors(404, 409, 413, 422)
 def join_game(body: dict[str, Any], game_id: str) -> Response:
@@ -298,7 +372,7 @@ def _parse_last_event_id(value: str | None) -> tuple[int, int] | None:
             "description": "Resume after this event id.",
         }
     ],
-    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+    responses={200: {"content": {"text/event-stream": {"schema": SSE_MESSAGE}}}},
 )
 @blp.arguments(StreamQuerySchema, location="query")
 @blp.response(200, description="A text/event-stream of Event objects.", content_type="text/event-stream")
@@ -359,7 +433,7 @@ def get_replay(game_id: str) -> Response:
 @blp.route("/health", methods=["GET"])
 @blp.doc(operationId="getHealth", tags=["meta"], summary="Server status")
 @blp.response(200, HealthSchema)
-@blp.alt_response(503, schema=HealthSchema, description="Redis (or another checked part) is down.")
+@blp.alt_response(503, schema=HealthSchema, description="Redis is down.")
 def get_health() -> Response:
     """Redis reachability and latency, plus any registered checks (e.g. workers)."""
     started = time.perf_counter()
@@ -382,5 +456,7 @@ def get_health() -> Response:
         healthy = healthy and bool(section.get("ok", True))
     body["status"] = "ok" if healthy else "degraded"
     response = jsonify(body)
-    response.status_code = 200 if healthy else 503
+    # Only a Redis outage makes this server unable to serve (503); a degraded section (say, no
+    # worker running) is reported in the body while the API itself keeps working.
+    response.status_code = 200 if redis_status["ok"] else 503
     return response

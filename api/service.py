@@ -109,6 +109,8 @@ class GameService:
                 details={"seat_counts": list(engine.seat_counts)},
             )
         bad = sorted({s for s in open_seats if not 0 <= s < seats})
+        if len(set(open_seats)) != len(open_seats):
+            raise errors.Unprocessable("open seats must not repeat", code="invalid_seats")
         if bad:
             raise errors.Unprocessable(
                 f"open seats {bad} are not seats of a {seats}-seat game", code="invalid_seats"

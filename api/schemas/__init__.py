@@ -132,7 +132,10 @@ class CreateGameSchema(Schema):
         fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEATS - 1)),
         load_default=list,
         validate=validate.Length(max=MAX_SEATS),
-        metadata={"description": "Seats created without a token, claimed later with joinGame."},
+        metadata={
+            "description": "Seats created without a token, claimed later with joinGame.",
+            "uniqueItems": True,
+        },
     )
 
 

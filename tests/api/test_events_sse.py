@@ -70,7 +70,7 @@ def test_stream_of_a_finished_game_replays_then_ends(live_server: LiveServer, cl
 def test_live_stream_delivers_new_moves_and_ends_by_itself(
     live_server: LiveServer, client: FlaskClient
 ) -> None:
-    """Rule: a reader following a live game gets each move's events, and the stream closes after its timeout."""
+    """Rule: a live reader gets each move's events; the stream closes after its timeout."""
     created = create(client, "tricky-teams", 4, seed=2)
     game_id, tokens = created["game_id"], tokens_of(created)
 

@@ -26,7 +26,7 @@ CONTRACT_OPERATIONS = {
 
 
 def test_committed_openapi_yaml_matches_the_code() -> None:
-    """Rule: openapi.yaml is what `python -m api.openapi_gen openapi.yaml` writes now (run it after API changes)."""
+    """Rule: openapi.yaml is what `python -m api.openapi_gen openapi.yaml` writes now."""
     assert (ROOT / "openapi.yaml").read_text() == spec_yaml()
 
 
