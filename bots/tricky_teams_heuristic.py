@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 from typing import Any
 
@@ -66,7 +67,17 @@ def visible_outcome(view: View, card: str, seat: int) -> dict[str, Any] | None:
     plays.append({"seat": seat, "card": card, "face_down": False, "wish": None})
     if all(TEAM[p["card"]] is None for p in plays):
         return None  # only flags: nobody wins anything
-    return score_trick(plays, cooks)
+    return _score(plays, cooks)
+
+
+# The engine's scorer gained (raid, number, leader) and a second return value (the own cards);
+# accept both forms so the bot does not depend on which engine revision it runs against.
+_SCORER_TAKES_TRICK_ID = "raid" in inspect.signature(score_trick).parameters
+
+
+def _score(plays: list[dict[str, Any]], cooks: list[int]) -> dict[str, Any]:
+    scored: Any = score_trick(plays, cooks, 0, 0, 0) if _SCORER_TAKES_TRICK_ID else score_trick(plays, cooks)
+    return dict(scored[0] if isinstance(scored, tuple) else scored)
 
 
 def trick_value(view: View, coins: dict[str, int]) -> int:

@@ -8,8 +8,9 @@ import pytest
 
 from bots.arena import http_player, play_game, play_http_match
 from bots.bundled import make_bot
+from bots.examples.minimal import choose
 from bots.policy import Message
-from bots.sdk import BotServer
+from bots.sdk import BotServer, FunctionBot
 from games.registry import get_game
 from games.tricky_teams.cards import coin_values, full_deck
 from harness.outbound import AddressPolicy, BotSession
@@ -88,3 +89,18 @@ def test_rule_a_faulty_answer_is_replaced_and_reported(bot_urls: dict[str, str])
     assert record.faults[0] and set(record.faults[0]) == {"illegal_move"}
     assert seen_previous[0] is None
     assert all(p == {"status": "replaced", "fault": "illegal_move"} for p in seen_previous[1:])
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"), [("tricky-teams", 4, {"raids": 1}), ("trick-n-trouble", 3, {})]
+)
+def test_rule_the_ten_line_example_bot_plays_whole_games(
+    bot_urls: dict[str, str], game: str, seats: int, options: dict[str, int]
+) -> None:
+    """Rule: the README's ten-line SDK bot is a complete bot: it finishes both games without a fault."""
+    with BotServer(FunctionBot(choose, "minimal", [game]), SECRET) as minimal:
+        sessions = [BotSession(minimal.url, SECRET, policy=AddressPolicy.from_env({}))]
+        sessions += _sessions(bot_urls, ["heuristic", "random", "random"][: seats - 1])
+        record = play_http_match(game, sessions, 31, options, deadline_ms=60)
+    assert record.faults == {seat: [] for seat in range(seats)}
+    assert get_game(game).is_over(record.state)
