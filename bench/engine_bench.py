@@ -4,7 +4,9 @@ Usage: .venv/bin/python bench/engine_bench.py [--seconds 2] [--runs 5] [--seats 
 
 Every decision calls the engine's `legal_moves` and applies a uniformly random one of them; a
 game counts from `new_game` to its end.  Each figure is the median of `--runs` timed runs of
-about `--seconds` each, pinned to one CPU core.  Peers whose package is missing are reported as
+about `--seconds` of CPU time each, pinned to one CPU core.  Rates are per CPU second of this
+process (`time.process_time`), so other load on a shared machine does not count against an
+engine; the wall-clock rate is printed beside it.  Peers whose package is missing are reported as
 such, never estimated.
 """
 
@@ -20,20 +22,21 @@ from typing import Any
 
 from games.registry import GAMES
 
-# A playout function plays whole games for about `seconds` and returns (decisions, games, elapsed).
-Playout = Callable[[float, int], tuple[int, int, float]]
+# A playout function plays whole games for about `seconds` of CPU time; returns (decisions, games, cpu, wall).
+Playout = Callable[[float, int], tuple[int, int, float, float]]
 
 
 def engine_playout(name: str, seats: int) -> Playout:
     """Random playouts of a registered game, `legal_moves` at every decision."""
     game = GAMES[name]
 
-    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+    def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
         rng = random.Random(seed)
         decisions = games = 0
-        start = time.perf_counter()
+        wall = time.perf_counter()
+        start = time.process_time()
         deadline = start + seconds
-        while time.perf_counter() < deadline:
+        while time.process_time() < deadline:
             state = game.new_game(seats, None, seed * 1_000_003 + games)
             while not game.is_over(state):
                 for seat in game.to_move(state):
@@ -43,7 +46,7 @@ def engine_playout(name: str, seats: int) -> Playout:
                         decisions += 1
                         break
             games += 1
-        return decisions, games, time.perf_counter() - start
+        return decisions, games, time.process_time() - start, time.perf_counter() - wall
 
     return run
 
@@ -56,12 +59,13 @@ def openspiel_hearts_playout() -> Playout | str:
         return f"open-spiel not installed ({exc})"
     game = pyspiel.load_game("hearts")
 
-    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+    def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
         rng = random.Random(seed)
         decisions = games = 0
-        start = time.perf_counter()
+        wall = time.perf_counter()
+        start = time.process_time()
         deadline = start + seconds
-        while time.perf_counter() < deadline:
+        while time.process_time() < deadline:
             state = game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
@@ -72,7 +76,7 @@ def openspiel_hearts_playout() -> Playout | str:
                     state.apply_action(actions[rng.randrange(len(actions))])
                     decisions += 1
             games += 1
-        return decisions, games, time.perf_counter() - start
+        return decisions, games, time.process_time() - start, time.perf_counter() - wall
 
     return run
 
@@ -85,33 +89,35 @@ def rlcard_bridge_playout() -> Playout | str:
         return f"rlcard not installed ({exc})"
     game = rlcard.make("bridge", config={"seed": 0}).game
 
-    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+    def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
         rng = random.Random(seed)
         decisions = games = 0
-        start = time.perf_counter()
+        wall = time.perf_counter()
+        start = time.process_time()
         deadline = start + seconds
-        while time.perf_counter() < deadline:
+        while time.process_time() < deadline:
             game.init_game()
             while not game.is_over():
                 actions = game.judger.get_legal_actions()
                 game.step(actions[rng.randrange(len(actions))])
                 decisions += 1
             games += 1
-        return decisions, games, time.perf_counter() - start
+        return decisions, games, time.process_time() - start, time.perf_counter() - wall
 
     return run
 
 
 def measure(playout: Playout, seconds: float, runs: int) -> dict[str, Any]:
-    """Median decisions/s and games/s over `runs` runs (after one short warm-up)."""
+    """Median decisions/s and games/s per CPU second over `runs` runs (after one short warm-up)."""
     playout(min(0.3, seconds), 999)
     rates = []
     for run in range(runs):
-        decisions, games, elapsed = playout(seconds, run)
-        rates.append((decisions / elapsed, games / elapsed))
+        decisions, games, cpu, wall = playout(seconds, run)
+        rates.append((decisions / cpu, games / cpu, decisions / wall))
     return {
         "decisions_per_s": statistics.median(r[0] for r in rates),
         "games_per_s": statistics.median(r[1] for r in rates),
+        "wall_decisions_per_s": statistics.median(r[2] for r in rates),
         "runs": [round(r[0]) for r in rates],
     }
 
@@ -148,9 +154,12 @@ def main() -> None:
             print(f"{name}: NOT MEASURED: {playout}")
             continue
         peer_results[name] = measure(playout, args.seconds, args.runs)
-    print(f"{'engine':<28}{'decisions/s':>14}{'games/s':>11}  runs (decisions/s)")
+    print(f"{'engine':<28}{'decisions/s':>14}{'games/s':>11}{'wall dec/s':>13}  runs (decisions/CPU s)")
     for name, res in {**results, **peer_results}.items():
-        print(f"{name:<28}{res['decisions_per_s']:>14,.0f}{res['games_per_s']:>11,.1f}  {res['runs']}")
+        print(
+            f"{name:<28}{res['decisions_per_s']:>14,.0f}{res['games_per_s']:>11,.1f}"
+            f"{res['wall_decisions_per_s']:>13,.0f}  {res['runs']}"
+        )
     for name, res in results.items():
         for peer, pres in peer_results.items():
             ratio = res["decisions_per_s"] / pres["decisions_per_s"]

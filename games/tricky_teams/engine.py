@@ -140,20 +140,22 @@ def seats_after(state: State) -> list[int]:
 
 def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
     """Every move `seat` may make now, exactly as `apply` accepts it (empty when not its turn)."""
-    if state["turn"] != seat or state["phase"] == "over":
+    if state["turn"] != seat:  # also true once the game is over (turn is None)
         return []
     phase = state["phase"]
     if phase == "play":
-        return _play_moves(state, seat)
+        cards = playable_cards(state, seat)
+        if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
+            return [{"type": "play", "card": card} for card in cards]
+        return _play_moves_with_wishes(state, cards)
     if phase == "take-loot":
         return [{"type": "take-loot", "card": card} for card in sorted(set(state["pending"]["cards"]))]
-    return [{"type": "choose-leader", "seat": s} for s in range(state["seats"])]
+    if phase == "choose-leader":
+        return [{"type": "choose-leader", "seat": s} for s in range(state["seats"])]
+    return []
 
 
-def _play_moves(state: State, seat: int) -> list[dict[str, Any]]:
-    cards = playable_cards(state, seat)
-    if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
-        return [{"type": "play", "card": card} for card in cards]
+def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
     previous = None
     for card in cards:
@@ -169,12 +171,15 @@ def _play_moves(state: State, seat: int) -> list[dict[str, Any]]:
 
 
 def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
-    """Apply one move for `seat` in place and return its events; raises on malformed or illegal moves."""
+    """Apply one move for `seat` in place and return its events; raises on malformed or illegal moves.
+
+    The move is validated and copied into the action list; apply keeps no reference to `move`.
+    """
     parsed = parse_move(move, state["seats"])
     phase = state["phase"]
-    if phase == "over":
-        raise GameOver("the game is over")
-    if seat != state["turn"] or isinstance(seat, bool):
+    if seat != state["turn"] or type(seat) is not int:
+        if phase == "over":
+            raise GameOver("the game is over")
         raise NotYourTurn(
             f"it is seat {state['turn']}'s turn to {_DECISION_WORDS[phase]}, not seat {seat!r}'s"
         )
@@ -262,9 +267,9 @@ def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
 def finish_trick(state: State, events: list[Event]) -> None:
     """Reveal and score the full trick, then start handing out the loot."""
     cooks_out = [len(cooks) for cooks in state["cooks"]]
-    scored = score_trick(state["trick"], cooks_out)
-    own = scored.pop("own")
-    summary = {"raid": state["raid"], "number": state["trick_number"], "leader": state["leader"], **scored}
+    summary, own = score_trick(
+        state["trick"], cooks_out, state["raid"], state["trick_number"], state["leader"]
+    )
     state["last_trick"] = summary
     state["trick"] = []
     state["out"] = []

@@ -88,11 +88,14 @@ def cook_lies_out(card: str) -> bool:
     return RANK[card] == COOK
 
 
-def score_trick(plays: list[dict[str, Any]], cooks_out: list[int]) -> dict[str, Any]:
-    """Reveal and evaluate a complete trick: strengths, winning team, pick order, loot, Thief, Strategist.
+def score_trick(
+    plays: list[dict[str, Any]], cooks_out: list[int], raid: int, number: int, leader: int
+) -> tuple[dict[str, Any], list[list[Any]]]:
+    """Reveal and evaluate a complete trick: the scored trick (wire.ScoredTrick) and the own cards.
 
     Runs once per trick, so it makes one pass for the strengths and one for the winning team.  The
-    trick's play dicts are reused (each gains its `strength`): the caller discards the trick.
+    trick's play dicts are reused (each gains its `strength`): the caller discards the trick.  The
+    own cards are [seat, card] pairs in pick order.
     """
     totals: dict[str, int] = {}
     peasants = peasant_cooks = 0
@@ -128,7 +131,10 @@ def score_trick(plays: list[dict[str, Any]], cooks_out: list[int]) -> dict[str, 
             loot.append(card)
     order = loot_order(members, team)
     order_seats = [play["seat"] for play in order]
-    return {
+    scored = {
+        "raid": raid,
+        "number": number,
+        "leader": leader,
         "plays": plays,
         "strengths": totals,
         "winning_team": team,
@@ -137,5 +143,5 @@ def score_trick(plays: list[dict[str, Any]], cooks_out: list[int]) -> dict[str, 
         "thief": thief,
         "strategist": strategist,
         "next_leader": next_leader(order_seats, thief, strategist),
-        "own": [[play["seat"], play["card"]] for play in order],
     }
+    return scored, [[play["seat"], play["card"]] for play in order]
