@@ -25,6 +25,8 @@ BEHAVIOURS = ("slow", "hang", "http500", "garbage", "illegal", "flaky")
 
 class _FaultyHandler(BaseHTTPRequestHandler):
     server: FaultyBotServer
+    protocol_version = "HTTP/1.1"  # keep-alive, so the harness's connection reuse is exercised
+    disable_nagle_algorithm = True  # headers and body go out as separate writes: don't wait on ACKs
 
     def log_message(self, *args: Any) -> None:  # keep test output quiet
         pass

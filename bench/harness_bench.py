@@ -1,0 +1,191 @@
+"""Harness benchmark: a Tricky Teams tournament of the bundled random bots over HTTP, 1 vs 2 workers.
+
+    .venv/bin/python bench/harness_bench.py [--deals 6] [--runs 3] [--redis-url URL]
+
+Every bot is its own process (`python -m bots.serve random`, submitted through the bots
+registry like createBot does); every worker is `trickarena worker`. For each worker count the
+same tournament (same seed) is run `--runs` times and the medians are printed:
+
+- matches/min and bot decisions/s, from the tournament's first match start to its finish;
+- the harness's own time per decision: a match's wall time minus the time spent waiting on
+  the bots (HTTP calls included), over its decisions -- engine, Redis writes, WAL, leases.
+
+Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import redis
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from api.redis_server import ensure_redis  # noqa: E402
+from harness.runner import HarnessContext  # noqa: E402
+from harness.tournaments import create_tournament, get_tournament  # noqa: E402
+
+GAMES = ["tricky-teams", "trick-n-trouble"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_port(port: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def _serve_bot(port: int, secret: str | None) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "bots.serve", "random", "--port", str(port)]
+    if secret:
+        args += ["--secret", secret]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_port(port)
+    return proc
+
+
+def start_bots(ctx: HarnessContext, count: int, tag: str) -> tuple[list[str], list[subprocess.Popen[bytes]]]:
+    """Serve and submit `count` random bots; each restarted with its signing secret once it has one."""
+    ids, procs = [], []
+    for i in range(count):
+        port = _free_port()
+        probe = _serve_bot(port, None)
+        created = ctx.bots.create(f"bench-random{i}-{tag}", f"http://127.0.0.1:{port}", GAMES)
+        probe.terminate()
+        probe.wait(timeout=10)
+        procs.append(_serve_bot(port, created.secret))
+        ids.append(created.bot.id)
+    return ids, procs
+
+
+def run_once(
+    ctx: HarnessContext, url: str, ids: list[str], workers: int, deals: int, seed: int
+) -> dict[str, float]:
+    """One tournament with `workers` worker processes; its figures."""
+    info = create_tournament(
+        ctx, "tricky-teams", 4, ids, deals=deals, deadline_ms=2000, time_bank_ms=5000, seed=seed
+    )
+    tid = info["tournament_id"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "harness.cli",
+                "worker",
+                "--redis-url",
+                url,
+                "--prefix",
+                ctx.store.prefix,
+                "--queue",
+                ctx.queue_name,
+                "--log-level",
+                "WARNING",
+                "--no-scheduler",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
+        for _ in range(workers)
+    ]
+    try:
+        while get_tournament(ctx, tid)["status"] != "finished":
+            time.sleep(0.2)
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.wait(timeout=30)
+    record = ctx.store.tournament(tid)
+    assert record is not None
+    elapsed = float(record["finished_at"]) - float(record["started_at"])
+    results = ctx.store.results(tid)
+    decisions = sum(r["timing"]["decisions"] for r in results)
+    harness_s = sum(r["timing"]["wall_s"] - r["timing"]["bot_s"] for r in results)
+    bot_s = sum(r["timing"]["bot_s"] for r in results)
+    return {
+        "matches": len(results),
+        "seconds": elapsed,
+        "matches_per_min": len(results) / elapsed * 60,
+        "decisions_per_s": decisions / elapsed,
+        "overhead_ms_per_decision": harness_s / decisions * 1000,
+        "bot_ms_per_decision": bot_s / decisions * 1000,
+    }
+
+
+def cleanup(client: redis.Redis, prefix: str, queue: str) -> None:
+    """Delete this run's keys only (its prefix, its queue, its job ids)."""
+    job_prefix = ("ta_" + prefix).replace(":", "-").encode()
+    doomed = list(client.scan_iter(match=prefix + "*", count=1000))
+    doomed += [
+        k for k in client.scan_iter(match="rq:*", count=1000) if queue.encode() in k or job_prefix in k
+    ]
+    for start in range(0, len(doomed), 500):
+        client.delete(*doomed[start : start + 500])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print a JSON summary (medians) plus every run."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=6)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--bots", type=int, default=4)
+    parser.add_argument("--redis-url", default=None)
+    args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so the bots, workers and keys of the run are always cleaned up.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    handle = ensure_redis(args.redis_url)
+    url = handle.url.rsplit("/", 1)[0] + "/14"
+    tag = uuid.uuid4().hex[:8]
+    prefix, queue = f"ta-bench:{tag}:", f"ta-bench-{tag}"
+    ctx = HarnessContext.build(url, prefix, queue)
+    ids, bot_procs = start_bots(ctx, args.bots, tag)
+    runs: dict[int, list[dict[str, float]]] = {1: [], 2: []}
+    try:
+        for run in range(args.runs):
+            for workers in (1, 2):
+                figures = run_once(ctx, url, ids, workers, args.deals, seed=run + 1)
+                runs[workers].append(figures)
+                print(json.dumps({"workers": workers, "run": run, **figures}), flush=True)
+    finally:
+        for proc in bot_procs:
+            proc.terminate()
+            proc.wait(timeout=10)
+        cleanup(ctx.store.client, prefix, queue)
+        handle.stop()
+    summary: dict[str, Any] = {}
+    for workers, figures in runs.items():
+        summary[f"{workers}_worker"] = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
+    one, two = summary["1_worker"], summary["2_worker"]
+    summary["speedup_2_vs_1"] = two["matches_per_min"] / one["matches_per_min"]
+    summary["load_average"] = os.getloadavg()
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
