@@ -55,8 +55,19 @@ def validate_move(game: str, move: Any) -> dict[str, Any]:
     kind = move.get("type")
     if not isinstance(kind, str) or kind not in moves:
         raise ValidationError({"type": [f"must be one of {sorted(moves)}"]})
-    moves[kind]().load(move)
+    _move_schema(game, kind).load(move)
     return move
+
+
+_SCHEMA_CACHE: dict[tuple[str, str], Schema] = {}
+
+
+def _move_schema(game: str, kind: str) -> Schema:
+    # Building a marshmallow Schema costs more than validating with it: keep one per move type.
+    schema = _SCHEMA_CACHE.get((game, kind))
+    if schema is None:
+        schema = _SCHEMA_CACHE[(game, kind)] = GAME_WIRE[game][1].MOVES[kind]()
+    return schema
 
 
 def register_components(spec: Any) -> None:

@@ -1,0 +1,287 @@
+"""API throughput/latency vs the bare Flask+Redis floor, and Redis memory per finished game.
+
+    .venv/bin/python bench/api_bench.py [--seconds 15] [--runs 3] [--connections 32]
+
+Both servers run under gunicorn (gthread) with the same settings; a separate driver process
+opens `--connections` keep-alive HTTP connections.  Against the API each connection plays its
+own 4-seat, 4-raid Tricky Teams games: it mirrors the game with the engine (same seed, same
+moves) to pick a random legal move for the seat to move, so every timed request is a postMove
+(the server still validates each move; any non-200 aborts the run).  Against the floor each
+connection POSTs to an endpoint that GETs one JSON value from Redis, changes it and SETs it.
+Requests finishing in the first `--warmup` seconds are not counted.  Redis memory per finished
+game is MEMORY USAGE of the games the API runs finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BENCH_DB = 14  # our own database number on a shared Redis; keys also carry a fresh prefix
+
+
+def floor_app() -> Any:
+    """The floor: a bare Flask endpoint that GETs one JSON value from Redis, changes it, SETs it back."""
+    import redis
+    from flask import Flask, jsonify
+
+    app = Flask("floor")
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    prefix = os.environ["TRICKARENA_KEY_PREFIX"]
+
+    @app.post("/floor/<int:slot>")
+    def floor(slot: int) -> Any:
+        key = f"{prefix}floor:{slot}"
+        raw = client.get(key)
+        doc = json.loads(raw) if raw else {"n": 0}
+        doc["n"] += 1
+        client.set(key, json.dumps(doc))
+        return jsonify(doc)
+
+    return app
+
+
+# ------------------------------------------------------------------------------------------ driver
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection with JSON helpers."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.conn = http.client.HTTPConnection(host, port, timeout=30)
+
+    def post(self, path: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, Any, float]:
+        """POST JSON; returns (status, parsed body, seconds)."""
+        payload = json.dumps(body).encode()
+        started = time.perf_counter()
+        self.conn.request(
+            "POST", path, body=payload, headers={"Content-Type": "application/json", **(headers or {})}
+        )
+        response = self.conn.getresponse()
+        data = response.read()
+        return response.status, json.loads(data) if data else None, time.perf_counter() - started
+
+
+def _drive_api(conn: Connection, rng: random.Random, until: float, warm: float, out: dict[str, Any]) -> None:
+    from games.registry import get_game
+
+    engine = get_game("tricky-teams")
+    while time.monotonic() < until:
+        seed = rng.randrange(2**31)
+        status, created, _ = conn.post("/games", {"game": "tricky-teams", "seats": 4, "seed": seed})
+        if status != 201:
+            raise RuntimeError(f"createGame -> {status}: {created}")
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        path = f"/games/{created['game_id']}/moves"
+        state = engine.new_game(4, None, seed=seed)
+        while not engine.is_over(state) and time.monotonic() < until:
+            seat = rng.choice(engine.to_move(state))
+            move = rng.choice(engine.legal_moves(state, seat))
+            status, body, elapsed = conn.post(path, move, {"Authorization": f"Bearer {tokens[seat]}"})
+            if status != 200:
+                raise RuntimeError(f"postMove -> {status}: {body}")
+            engine.apply(state, seat, move)
+            if time.monotonic() >= warm:
+                out["latencies"].append(elapsed)
+        if engine.is_over(state):
+            out["finished"].append(created["game_id"])
+
+
+def _drive_floor(conn: Connection, slot: int, until: float, warm: float, out: dict[str, Any]) -> None:
+    while time.monotonic() < until:
+        status, body, elapsed = conn.post(f"/floor/{slot}", {})
+        if status != 200:
+            raise RuntimeError(f"floor -> {status}: {body}")
+        if time.monotonic() >= warm:
+            out["latencies"].append(elapsed)
+
+
+def drive(target: str, port: int, connections: int, seconds: float, warmup: float) -> dict[str, Any]:
+    """Run `connections` threads against one server; requests/s and latency percentiles after warmup."""
+    start = time.monotonic()
+    warm, until = start + warmup, start + warmup + seconds
+    results = [{"latencies": [], "finished": [], "error": None} for _ in range(connections)]
+
+    def run(i: int) -> None:
+        conn = Connection("127.0.0.1", port)
+        try:
+            if target == "api":
+                _drive_api(conn, random.Random(i * 7919 + int(start)), until, warm, results[i])
+            else:
+                _drive_floor(conn, i, until, warm, results[i])
+        except Exception as exc:  # reported, and the run fails below
+            results[i]["error"] = repr(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    errors = [r["error"] for r in results if r["error"]]
+    if errors:
+        raise RuntimeError(f"{len(errors)} connections failed: {errors[:3]}")
+    latencies = sorted(x for r in results for x in r["latencies"])
+    return {
+        "requests": len(latencies),
+        "rps": len(latencies) / seconds,
+        "p50_ms": 1000 * latencies[len(latencies) // 2],
+        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        "finished": [g for r in results for g in r["finished"]],
+    }
+
+
+# ------------------------------------------------------------------------------------- orchestration
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _serve(
+    app_spec: str, env: dict[str, str], workers: int, threads: int
+) -> tuple[subprocess.Popen[bytes], int]:
+    port = _free_port()
+    args = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "gthread",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--pythonpath",
+        f"{ROOT},{ROOT / 'bench'}",
+        "--log-level",
+        "warning",
+        app_spec,
+    ]
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return proc, port
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{app_spec} did not start")
+
+
+def _drive_in_subprocess(target: str, port: int, args: argparse.Namespace) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "drive",
+        "--target",
+        target,
+        "--port",
+        str(port),
+        "--connections",
+        str(args.connections),
+        "--seconds",
+        str(args.seconds),
+        "--warmup",
+        str(args.warmup),
+    ]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (or, with `drive`, be the driver process)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "drive"])
+    parser.add_argument("--target", choices=["api", "floor"], default="api")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args(argv)
+    if args.mode == "drive":
+        print(json.dumps(drive(args.target, args.port, args.connections, args.seconds, args.warmup)))
+        return 0
+
+    import redis
+
+    from api.redis_server import ensure_redis
+    from api.repository import GameRepository
+
+    handle = ensure_redis()
+    url = f"{handle.url.rsplit('/', 1)[0]}/{BENCH_DB}"
+    prefix = f"ta-bench:{uuid.uuid4().hex[:8]}:"
+    env = {**os.environ, "REDIS_URL": url, "TRICKARENA_KEY_PREFIX": prefix, "PYTHONPATH": str(ROOT)}
+    servers = {
+        "api": _serve("api.app:create_app()", env, args.workers, args.threads),
+        "floor": _serve("api_bench:floor_app()", env, args.workers, args.threads),
+    }
+    runs: dict[str, list[dict[str, Any]]] = {"api": [], "floor": []}
+    finished: list[str] = []
+    try:
+        for run in range(args.runs):
+            for target in ("floor", "api"):  # alternate so drift in machine load hits both
+                result = _drive_in_subprocess(target, servers[target][1], args)
+                finished += result.pop("finished")
+                runs[target].append(result)
+                print(
+                    f"run {run + 1} {target:5}: {result['rps']:8.1f} req/s  p50 {result['p50_ms']:6.2f} ms  "
+                    f"p99 {result['p99_ms']:6.2f} ms  ({result['requests']} requests)",
+                    flush=True,
+                )
+        repo = GameRepository(redis.Redis.from_url(url), prefix=prefix)
+        sizes = [repo.memory_usage(game_id) for game_id in finished]
+    finally:
+        for proc, _port in servers.values():
+            proc.terminate()
+            proc.wait(timeout=15)
+        client = redis.Redis.from_url(url)
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        for i in range(0, len(keys), 500):
+            client.delete(*keys[i : i + 500])
+        handle.stop()
+
+    def med(target: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[target])
+
+    summary = {
+        "api_moves_per_s": med("api", "rps"),
+        "api_p50_ms": med("api", "p50_ms"),
+        "api_p99_ms": med("api", "p99_ms"),
+        "floor_rps": med("floor", "rps"),
+        "floor_p50_ms": med("floor", "p50_ms"),
+        "floor_p99_ms": med("floor", "p99_ms"),
+    }
+    summary["rps_ratio"] = summary["api_moves_per_s"] / summary["floor_rps"]
+    summary["p99_ratio"] = summary["api_p99_ms"] / summary["floor_p99_ms"]
+    summary["finished_games"] = len(sizes)
+    summary["memory_per_finished_game_bytes_median"] = statistics.median(sizes) if sizes else None
+    summary["memory_per_finished_game_bytes_max"] = max(sizes) if sizes else None
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
