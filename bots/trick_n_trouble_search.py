@@ -100,7 +100,8 @@ class TrickNTroubleSearch:
             if not followers:
                 break  # the last player sees everything: one evaluation is exact
         best = max(range(len(legal)), key=lambda i: (totals[i], -table[legal[i]["card"]].value, rng.random()))
-        return legal[best]
+        chosen: Move = legal[best]
+        return chosen
 
 
 def sample_hands(pool: list[str], sizes: list[int], rng: random.Random) -> list[list[str]]:

@@ -76,7 +76,8 @@ _SCORER_TAKES_TRICK_ID = "raid" in inspect.signature(score_trick).parameters
 
 
 def _score(plays: list[dict[str, Any]], cooks: list[int]) -> dict[str, Any]:
-    scored: Any = score_trick(plays, cooks, 0, 0, 0) if _SCORER_TAKES_TRICK_ID else score_trick(plays, cooks)
+    scorer: Any = score_trick
+    scored = scorer(plays, cooks, 0, 0, 0) if _SCORER_TAKES_TRICK_ID else scorer(plays, cooks)
     return dict(scored[0] if isinstance(scored, tuple) else scored)
 
 

@@ -200,7 +200,7 @@ def playout(state: State, me: int, rng: random.Random, horizon: int, value: dict
         elif phase == "choose-leader":
             engine.choose_leader(state, seat, rng.randrange(seats))
         else:
-            scores = state["coins"][-1]
+            scores: list[int] = state["coins"][-1]
             break
     else:
         scores = [sum(value[c] for c in state["loot"][s] + state["cooks"][s]) for s in range(seats)]
