@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.tricky_teams import GAME
-from games.tricky_teams.cards import RANK, coin_values, sort_hand
+from games.tricky_teams.cards import RANK, coin_values, full_deck, sort_hand
 
 SEATS = st.sampled_from([3, 4, 5, 6])
 SEEDS = st.integers(min_value=0, max_value=2**32)
@@ -127,3 +127,25 @@ def test_view_does_not_change_when_only_hidden_cards_change(seats: int, seed: in
         moves = GAME.legal_moves(state, seat)
         GAME.apply(state, seat, moves[rng.randrange(len(moves))])
     assert GAME.view(state, None)["result"] == GAME.result(state)
+
+
+@PROPERTY_SETTINGS
+@given(seats=SEATS, seed=SEEDS, size=st.integers(min_value=1, max_value=7))
+def test_explicit_partial_deals_play_through(seats: int, seed: int, size: int) -> None:
+    """A random explicit deal of `size` cards per hand plays to the end; its raid hands out its coins."""
+    rng = random.Random(seed)
+    deck = full_deck(seats)
+    rng.shuffle(deck)
+    hands = [deck[i * size : (i + 1) * size] for i in range(seats)]
+    deal: dict[str, Any] = {"hands": hands}
+    if not any("red-8" in hand for hand in hands):
+        deal["first_leader"] = rng.randrange(seats)
+    state = GAME.new_game(seats, {"raids": 1}, seed=seed, deal=deal)
+    assert [len(hand) for hand in state["hands"]] == [size] * seats
+    while not GAME.is_over(state):
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        GAME.apply(state, seat, moves[rng.randrange(len(moves))])
+    coins = coin_values(state["header"]["options"]["coins"])
+    assert sum(state["coins"][0]) == sum(coins[card] for hand in hands for card in hand)
+    assert GAME.replay(state["header"], state["actions"]) == state
