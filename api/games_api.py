@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+import orjson
 from flask import Response, current_app, jsonify, request, stream_with_context
 from flask_smorest import Blueprint
 
@@ -110,8 +111,9 @@ def bearer_token() -> str | None:
 
 def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response:
     """A JSON response carrying the game version as its ETag."""
-    response = jsonify(body)
-    response.status_code = status
+    response = Response(
+        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype="application/json"
+    )
     response.headers["ETag"] = f'"{version}"'
     return response
 
@@ -316,8 +318,8 @@ def post_move(game_id: str) -> Response:
         raise errors.MissingToken("a move needs 'Authorization: Bearer <seat token>'")
     raw = request.get_data(cache=False)
     try:
-        move = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        move = orjson.loads(raw)
+    except orjson.JSONDecodeError:
         raise errors.Unprocessable("the request body is not valid JSON", code="invalid_json") from None
     expected = parse_if_match(request.headers.get("If-Match"))
     svc = service()

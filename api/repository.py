@@ -14,11 +14,11 @@ events in one atomic step, so concurrent writers cannot both win.
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass
 from typing import Any, cast
 
+import orjson
 import redis
 
 from games.base import Event, State
@@ -66,6 +66,11 @@ redis.call('HSET', KEYS[1], 'v', new)
 redis.call('XADD', KEYS[2], new .. '-0', 'e', string.format(ARGV[4], seat))
 return {seat, new}
 """
+
+
+def _dumps(data: object) -> bytes:
+    """Compact JSON bytes; orjson because a move writes the whole state (10 KB late in a game)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
 
 
 class RepositoryError(Exception):
@@ -163,7 +168,7 @@ class GameRepository:
             "v": 1,
             "g": game,
             "n": seats,
-            "s": json.dumps(state, separators=(",", ":")),
+            "s": _dumps(state),
         }
         if seed is not None:
             mapping["seed"] = seed
@@ -186,11 +191,11 @@ class GameRepository:
         seed = int(raw[b"seed"]) if b"seed" in raw else None
         final_events = None
         if b"z" in raw:
-            blob = json.loads(zlib.decompress(raw[b"z"]))
+            blob = orjson.loads(zlib.decompress(raw[b"z"]))
             state = blob["state"]
             final_events = [(eid, ev) for eid, ev in blob["events"]]
         else:
-            state = json.loads(raw[b"s"])
+            state = orjson.loads(raw[b"s"])
         return StoredGame(
             game_id=game_id,
             game=raw[b"g"].decode(),
@@ -219,13 +224,11 @@ class GameRepository:
             new_version = expected_version + 1
             log = self.raw_events(game_id)
             log += [(f"{new_version}-{i}", ev) for i, ev in enumerate(events)]
-            blob = zlib.compress(
-                json.dumps({"state": state, "events": log}, separators=(",", ":")).encode(), 6
-            )
+            blob = zlib.compress(_dumps({"state": state, "events": log}), 6)
             args: list[Any] = [expected_version, "final", blob, ttl]
         else:
-            args = [expected_version, "live", json.dumps(state, separators=(",", ":")), ttl]
-            args += [json.dumps(ev, separators=(",", ":")) for ev in events]
+            args = [expected_version, "live", _dumps(state), ttl]
+            args += [_dumps(ev) for ev in events]
         status, version = self._commit(keys=keys, args=args)
         if status == -1:
             raise NoSuchGame(game_id)
@@ -247,7 +250,7 @@ class GameRepository:
     def raw_events(self, game_id: str, since_version: int = 0) -> list[tuple[str, Event]]:
         """Unredacted events of a live game with a version above `since_version`, oldest first."""
         entries = self.client.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0")
-        return [(_stream_id(eid), json.loads(fields[b"e"])) for eid, fields in entries]
+        return [(_stream_id(eid), orjson.loads(fields[b"e"])) for eid, fields in entries]
 
     def load_with_events(
         self, game_id: str, since_version: int = 0
@@ -263,7 +266,7 @@ class GameRepository:
         if stored.final_events is not None:
             events = [(eid, ev) for eid, ev in stored.final_events if version_of(eid) > since_version]
         else:
-            events = [(_stream_id(eid), json.loads(fields[b"e"])) for eid, fields in entries]
+            events = [(_stream_id(eid), orjson.loads(fields[b"e"])) for eid, fields in entries]
         return stored, events
 
     def wait_events(self, game_id: str, after_id: str, block_ms: int) -> bool:
