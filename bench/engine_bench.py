@@ -138,7 +138,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per engine (median reported)")
     parser.add_argument("--seats", type=int, default=4, help="players per game (if the game allows it)")
     args = parser.parse_args()
-    print(f"engine bench: {pin_to_one_core()}, {args.runs} runs x {args.seconds:.1f}s, median")
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    print(
+        f"engine bench: {pin_to_one_core()}, {args.runs} runs x {args.seconds:.1f} CPU s, median; load {load}"
+    )
     results: dict[str, dict[str, Any]] = {}
     for name in sorted(GAMES):
         counts = GAMES[name].seat_counts

@@ -158,15 +158,20 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
 def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
     previous = None
+    targets = seats_after(state)
     for card in cards:
         if card == previous:  # the two identical flags are one move
             continue
         previous = card
         moves.append({"type": "play", "card": card})
         if RANK[card] == HYPNOTIST:
-            for target in seats_after(state):
-                for team in TEAMS:
-                    moves.append({"type": "play", "card": card, "wish": {"seat": target, "team": team}})
+            moves.extend(
+                [
+                    {"type": "play", "card": card, "wish": {"seat": target, "team": team}}
+                    for target in targets
+                    for team in TEAMS
+                ]
+            )
     return moves
 
 
@@ -227,31 +232,41 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
     """Move `card` from the hand into the trick, update teams out, fog and wishes; score a full trick."""
     state["hands"][seat].remove(card)
     face_down = fog_witch_forces_face_down(state, card)
-    rank = RANK[card]
     if wish is not None:
         wish = {"seat": wish["seat"], "team": wish["team"]}
-    state["trick"].append({"seat": seat, "card": card, "face_down": face_down, "wish": wish})
+    trick: list[dict[str, Any]] = state["trick"]
+    trick.append({"seat": seat, "card": card, "face_down": face_down, "wish": wish})
+    event: Event
     if face_down:
         state["down"] = True
+        event = {
+            "type": "card-played",
+            "seat": seat,
+            "card": None,
+            "face_down": True,
+            "wish": wish,
+            "private": {"seats": [seat], "card": card},
+        }
     else:
         team = TEAM[card]
-        if team is not None and team not in state["out"]:
-            state["out"].append(team)
+        if team is not None:
+            out: list[str] = state["out"]
+            if team not in out:
+                out.append(team)
+        event = {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": wish}
+    rank = RANK[card]
     if rank == PEASANT:
         state["ones"] += 1
     elif rank == FOG_WITCH:
         state["fog"] = True
-    if state["wishes"] or wish is not None:
+    if wish is not None or state["wishes"]:
         update_wishes(state, seat, wish)
-    event: Event = {"type": "card-played", "seat": seat, "card": card, "face_down": face_down, "wish": wish}
-    if face_down:
-        event["card"] = None
-        event["private"] = {"seats": [seat], "card": card}
+    seats: int = state["seats"]
     events = [event]
-    if len(state["trick"]) == state["seats"]:
+    if len(trick) == seats:
         finish_trick(state, events)
     else:
-        state["turn"] = (seat + 1) % state["seats"]
+        state["turn"] = (seat + 1) % seats
     return events
 
 
