@@ -31,6 +31,7 @@ def engine_playout(name: str, seats: int) -> Playout:
     game = GAMES[name]
 
     def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
+        """Play whole games for about `seconds` of CPU time; count decisions and games."""
         rng = random.Random(seed)
         decisions = games = 0
         wall = time.perf_counter()
@@ -60,6 +61,7 @@ def openspiel_hearts_playout() -> Playout | str:
     game = pyspiel.load_game("hearts")
 
     def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
+        """Play whole games for about `seconds` of CPU time; count decisions and games."""
         rng = random.Random(seed)
         decisions = games = 0
         wall = time.perf_counter()
@@ -90,6 +92,7 @@ def rlcard_bridge_playout() -> Playout | str:
     game = rlcard.make("bridge", config={"seed": 0}).game
 
     def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
+        """Play whole games for about `seconds` of CPU time; count decisions and games."""
         rng = random.Random(seed)
         decisions = games = 0
         wall = time.perf_counter()

@@ -249,3 +249,11 @@ def test_ruling_11_wishes_are_public_and_spent_after_playing() -> None:
     assert GAME.view(state, 3)["wishes"] == [{"seat": 2, "team": "green", "by": 0}]
     run(state, ["1 blue-2", "2 green-4"])
     assert GAME.view(state, None)["wishes"] == []
+
+
+def test_a_single_legal_card_is_still_the_players_decision() -> None:
+    """Ruling 23: plays are never automatic; a seat with one legal card must still submit it."""
+    state = new([["red-5", "red-6"], ["red-2", "blue-3"], ["red-9", "red-10"], ["green-2", "green-3"]])
+    run(state, ["0 red-5"])
+    assert GAME.legal_moves(state, 1) == [{"type": "play", "card": "blue-3"}]
+    assert GAME.to_move(state) == [1] and state["trick"][-1]["seat"] == 0
