@@ -26,6 +26,7 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.worker import Worker
 
+from api.ops import configure_logging, log_context
 from harness.runner import HarnessContext, run_match
 
 log = logging.getLogger("trickarena.harness")
@@ -38,6 +39,7 @@ RESULT_TTL_S = 3600
 @lru_cache(maxsize=1)
 def _context() -> HarnessContext:
     # One per worker process (and per forked work-horse: the pool is recreated lazily after fork).
+    configure_logging()  # JSON lines when TRICKARENA_LOG_FORMAT=json
     return HarnessContext.from_env()
 
 
@@ -50,10 +52,11 @@ def run_match_job(tid: str, index: int) -> dict[str, Any]:
     from harness.tournaments import finalize_if_complete
 
     ctx = _context()
-    outcome = run_match(ctx, tid, int(index))
-    if outcome.status == "busy":
-        raise MatchBusy(f"match {tid}:{index} is held by another runner")
-    finalize_if_complete(ctx, tid)
+    with log_context(match_id=f"{tid}:{index}", tournament_id=tid):  # on every log line of the match
+        outcome = run_match(ctx, tid, int(index))
+        if outcome.status == "busy":
+            raise MatchBusy(f"match {tid}:{index} is held by another runner")
+        finalize_if_complete(ctx, tid)
     return {"status": outcome.status, "completed": outcome.completed}
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.bot_registry import BotNotFound, BotRecord, BotRegistry
+from api.ops import record_match
 from api.repository import GameRepository, StaleWrite
 from api.service import GameService
 from bots.protocol import MoveStatus
@@ -301,9 +302,11 @@ def _play(
             "decisions": acct.decisions - decisions_before,
             "resumed": wal is not None,
         }
-        record = _result_record(spec, match, game_id, result, acct, timing)
-        recorded, completed = store.record_result(tid, index, record)
-        return MatchOutcome("recorded" if recorded else "already_recorded", record, completed)
+        result_record = _result_record(spec, match, game_id, result, acct, timing)
+        recorded, completed = store.record_result(tid, index, result_record)
+        if recorded:
+            record_match(store.client, store.prefix, spec["game"], result_record)  # platform-wide /metrics
+        return MatchOutcome("recorded" if recorded else "already_recorded", result_record, completed)
     finally:
         for client in clients.values():
             client.close()

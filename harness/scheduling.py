@@ -96,6 +96,10 @@ def _full_tables(entrants: Sequence[str], seats: int, cooperative: bool) -> list
     return tables
 
 
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
 def balanced_tables(entrants: Sequence[str], seats: int, count: int, seed: int) -> list[tuple[str, ...]]:
     """`count` tables of `seats` distinct entrants, appearances within one of each other, pairs spread."""
     if len(entrants) < seats:
@@ -116,7 +120,7 @@ def balanced_tables(entrants: Sequence[str], seats: int, count: int, seed: int) 
             tier = [e for e in entrants if e not in chosen and appearances[e] == low]
             best = min(
                 tier,
-                key=lambda e: (sum(meetings[tuple(sorted((e, c)))] for c in chosen), tie_break[e]),
+                key=lambda e: (sum(meetings[_pair(e, c)] for c in chosen), tie_break[e]),
             )
             chosen.append(best)
         table = tuple(sorted(chosen, key=order.__getitem__))
@@ -131,7 +135,7 @@ def balanced_tables(entrants: Sequence[str], seats: int, count: int, seed: int) 
         for e in table:
             appearances[e] += 1
         for a, b in itertools.combinations(table, 2):
-            meetings[tuple(sorted((a, b)))] += 1  # type: ignore[index]
+            meetings[_pair(a, b)] += 1
     return tables
 
 

@@ -105,7 +105,7 @@ def compositions(
         key = tuple(sorted(res["seats"]))
         groups.setdefault(key, {}).setdefault(int(res["deal"]), []).append(float(res["team_score"]))
         reached.setdefault(key, []).append(bool(res.get("reached")))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for key in sorted(groups):
         values = [v for deal in sorted(groups[key]) for v in groups[key][deal]]
         clusters = [groups[key][d] for d in sorted(groups[key])]
@@ -119,7 +119,7 @@ def compositions(
                 "threshold_rate": sum(reached[key]) / len(reached[key]),
             }
         )
-    rows.sort(key=lambda r: -(r["mean_score"] or 0.0))
+    rows.sort(key=lambda r: -float(r["mean_score"] or 0.0))
     return rows
 
 

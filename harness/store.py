@@ -53,6 +53,21 @@ redis.call('HSET', KEYS[2], 'wal', ARGV[3])
 return 1
 """
 
+# Change a tournament's status, optionally only from given statuses, stamping the time once.
+# KEYS: tournament hash. ARGV: status, stamp field ('' = none), now, then the allowed statuses.
+_STATUS_LUA = """
+local current = redis.call('HGET', KEYS[1], 'status')
+if not current then return 0 end
+if #ARGV > 3 then
+  local ok = false
+  for i = 4, #ARGV do if ARGV[i] == current then ok = true end end
+  if not ok then return 0 end
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[1])
+if ARGV[2] ~= '' then redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3]) end
+return 1
+"""
+
 # Release a lease only if we still own it. KEYS: lease. ARGV: token.
 _RELEASE_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -74,6 +89,7 @@ class HarnessStore:
         self._renew = client.register_script(_RENEW_LUA)
         self._release = client.register_script(_RELEASE_LUA)
         self._wal = client.register_script(_WAL_LUA)
+        self._status = client.register_script(_STATUS_LUA)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "ta:") -> HarnessStore:
@@ -143,28 +159,14 @@ class HarnessStore:
     def set_status(self, tid: str, status: str, only_from: tuple[str, ...] = ()) -> bool:
         """Set the status (optionally only from given statuses, atomically); True if changed."""
         key = self.key_for("tournament", tid)
-        stamp = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at"}.get(status)
-        with self.client.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    current = pipe.hget(key, "status")
-                    if current is None:
-                        return False
-                    if only_from and current.decode() not in only_from:
-                        return False
-                    pipe.multi()
-                    pipe.hset(key, "status", status)
-                    if stamp:
-                        pipe.hsetnx(key, stamp, time.time())
-                    pipe.execute()
-                    return True
-                except redis.WatchError:
-                    continue
+        stamps = {"running": "started_at", "finished": "finished_at", "cancelled": "finished_at"}
+        stamp = stamps.get(status, "")
+        changed = self._status(keys=[key], args=[status, stamp, repr(time.time()), *only_from])
+        return bool(changed)
 
     def list_tournaments(self, limit: int = 100) -> list[str]:
         """Newest tournament ids first."""
-        ids = self.client.zrevrange(self.key_for("tournament_index"), 0, limit - 1)
+        ids = cast(list[bytes], self.client.zrevrange(self.key_for("tournament_index"), 0, limit - 1))
         return [i.decode() for i in ids]
 
     def match_spec(self, tid: str, index: int) -> dict[str, Any] | None:
@@ -210,7 +212,7 @@ class HarnessStore:
 
     def tournament_status(self, tid: str) -> str | None:
         """Just the status field (cheap: checked while matches run)."""
-        raw = self.client.hget(self.key_for("tournament", tid), "status")
+        raw = cast(bytes | None, self.client.hget(self.key_for("tournament", tid), "status"))
         return raw.decode() if raw else None
 
     # -- results ------------------------------------------------------------------------

@@ -11,9 +11,9 @@ import json
 import secrets
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from croniter import croniter
+from croniter import croniter  # type: ignore[import-untyped]
 
 from api import errors
 from api.bot_registry import BotDeleted, BotNotFound, owner_digest
@@ -261,9 +261,8 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
     if league:
         ratings = ratings_from_standings(doc)
         key = ctx.store.key_for("ratings", league["league_id"])
-        mapping = {b: f"[{r.mu!r},{r.sigma!r}]" for b, r in ratings.items()}
-        if mapping:
-            ctx.store.client.hset(key, mapping=mapping)
+        for bot_id, rating in ratings.items():
+            ctx.store.client.hset(key, bot_id, json.dumps([rating.mu, rating.sigma]))
     return ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
 
 
@@ -355,7 +354,7 @@ def create_league(
 
 
 def _league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
-    raw = ctx.store.client.hgetall(ctx.store.key_for("league", lid))
+    raw = cast(dict[bytes, bytes], ctx.store.client.hgetall(ctx.store.key_for("league", lid)))
     if not raw:
         raise LeagueNotFound(f"no league {lid!r}")
     out: dict[str, Any] = {k.decode(): v.decode() for k, v in raw.items()}
@@ -365,19 +364,20 @@ def _league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
 
 def league_members(ctx: HarnessContext, lid: str) -> list[str]:
     """Current members, in joining order."""
-    raw = ctx.store.client.hgetall(ctx.store.key_for("members", lid))
+    raw = cast(dict[bytes, bytes], ctx.store.client.hgetall(ctx.store.key_for("members", lid)))
     return [b.decode() for b, _ in sorted(raw.items(), key=lambda kv: (float(kv[1]), kv[0]))]
 
 
 def league_ratings(ctx: HarnessContext, lid: str) -> dict[str, Rating]:
     """The league's carried-over ratings."""
-    raw = ctx.store.client.hgetall(ctx.store.key_for("ratings", lid))
+    raw = cast(dict[bytes, bytes], ctx.store.client.hgetall(ctx.store.key_for("ratings", lid)))
     return {b.decode(): Rating(*json.loads(v)) for b, v in raw.items()}
 
 
 def league_rounds(ctx: HarnessContext, lid: str) -> list[str]:
     """Tournament ids of the league's rounds, oldest first."""
-    return [t.decode() for t in ctx.store.client.lrange(ctx.store.key_for("rounds", lid), 0, -1)]
+    raw = cast(list[bytes], ctx.store.client.lrange(ctx.store.key_for("rounds", lid), 0, -1))
+    return [t.decode() for t in raw]
 
 
 def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
