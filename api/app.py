@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import redis
 from flask import Flask, Response, jsonify
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
@@ -50,7 +51,7 @@ class TrickArenaApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
 
-    def handle_http_exception(self, error: HTTPException) -> Any:  # type: ignore[override]
+    def handle_http_exception(self, error: HTTPException) -> Any:
         """Render every HTTP error (routing, size, webargs validation) as the standard error JSON."""
         return http_error_response(error)
 
@@ -163,6 +164,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         _register_optional(module_name, api, app)
 
     app.register_error_handler(ServiceError, service_error_response)
+    app.register_error_handler(redis.ConnectionError, _storage_unavailable)
+    app.register_error_handler(redis.TimeoutError, _storage_unavailable)
     app.register_error_handler(Exception, _unexpected)
     app.extensions["trickarena.api"] = api
     return app
@@ -179,6 +182,14 @@ def _register_optional(module_name: str, api: Api, app: Flask) -> None:
         module.register(api, app)
     else:
         api.register_blueprint(module.blp)
+
+
+def _storage_unavailable(error: Exception) -> Response:
+    log.warning("redis unavailable: %r", error)
+    response = jsonify({"code": "storage_unavailable", "message": "the game store is unreachable; retry"})
+    response.status_code = 503
+    response.headers["Retry-After"] = "1"
+    return response
 
 
 def _unexpected(error: Exception) -> Response:

@@ -36,7 +36,7 @@ blp = Blueprint("games", __name__, description="Games: create, join, view, move,
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-SEAT_AUTH = [{"seatToken": []}]
+SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 ERROR_TEXT = {
     401: "No seat token (code `missing_token`).",

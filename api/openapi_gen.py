@@ -31,7 +31,8 @@ def spec_dict() -> dict[str, Any]:
 
 def spec_yaml() -> str:
     """The OpenAPI document as YAML text, keys in a stable order."""
-    return yaml.safe_dump(spec_dict(), sort_keys=True, allow_unicode=True, width=100)
+    text: str = yaml.safe_dump(spec_dict(), sort_keys=True, allow_unicode=True, width=100)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -176,7 +176,7 @@ class GameRepository:
             mapping[f"t{seat}"] = digest
         key = self.key_for("game", game_id)
         # HSETNX-style guard is unnecessary: 64 random bits make id collisions negligible.
-        self.client.hset(key, mapping=mapping)
+        self.client.hset(key, mapping=mapping)  # type: ignore[arg-type]
         return 1
 
     def load(self, game_id: str) -> StoredGame:
@@ -249,7 +249,10 @@ class GameRepository:
 
     def raw_events(self, game_id: str, since_version: int = 0) -> list[tuple[str, Event]]:
         """Unredacted events of a live game with a version above `since_version`, oldest first."""
-        entries = self.client.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0")
+        entries = cast(
+            list[tuple[bytes, dict[bytes, bytes]]],
+            self.client.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0"),
+        )
         return [(_stream_id(eid), orjson.loads(fields[b"e"])) for eid, fields in entries]
 
     def load_with_events(

@@ -4,9 +4,10 @@
 
 Both servers run under gunicorn (gthread) with the same settings; a separate driver process
 opens `--connections` keep-alive HTTP connections.  Against the API each connection plays its
-own 4-seat, 4-raid Tricky Teams games: it mirrors the game with the engine (same seed, same
-moves) to pick a random legal move for the seat to move, so every timed request is a postMove
-(the server still validates each move; any non-200 aborts the run).  Against the floor each
+own 4-seat, 4-raid Tricky Teams games by random legal moves, planned beforehand with the engine
+(same seed as the server's game) so that the driver does no engine work while it is timed and
+every timed request is a postMove (the server validates each move; any non-200 aborts the run).
+Against the floor each
 connection POSTs to an endpoint that GETs one JSON value from Redis, changes it and SETs it.
 Requests finishing in the first `--warmup` seconds are not counted.  Redis memory per finished
 game is MEMORY USAGE of the games the API runs finished.
@@ -77,29 +78,55 @@ class Connection:
         return response.status, json.loads(data) if data else None, time.perf_counter() - started
 
 
-def _drive_api(conn: Connection, rng: random.Random, until: float, warm: float, out: dict[str, Any]) -> None:
+def plan_games(rng: random.Random, games: int) -> list[tuple[int, list[tuple[int, dict[str, Any]]]]]:
+    """Whole games played with the engine beforehand: (seed, [(seat, move), ...]) by random legal moves.
+
+    Planned before the timed window so the driver spends no engine time while it is measured
+    (on a 2-core machine the driver's CPU would otherwise be taken from the server).
+    """
     from games.registry import get_game
 
     engine = get_game("tricky-teams")
-    while time.monotonic() < until:
+    plans = []
+    for _ in range(games):
         seed = rng.randrange(2**31)
+        state = engine.new_game(4, None, seed=seed)
+        moves = []
+        while not engine.is_over(state):
+            seat = rng.choice(engine.to_move(state))
+            move = rng.choice(engine.legal_moves(state, seat))
+            engine.apply(state, seat, move)
+            moves.append((seat, move))
+        plans.append((seed, moves))
+    return plans
+
+
+def _drive_api(
+    conn: Connection,
+    plans: list[tuple[int, list[tuple[int, dict[str, Any]]]]],
+    until: float,
+    warm: float,
+    out: dict[str, Any],
+) -> None:
+    for seed, moves in plans:
+        if time.monotonic() >= until:
+            return
         status, created, _ = conn.post("/games", {"game": "tricky-teams", "seats": 4, "seed": seed})
         if status != 201:
             raise RuntimeError(f"createGame -> {status}: {created}")
         tokens = {t["seat"]: t["token"] for t in created["tokens"]}
         path = f"/games/{created['game_id']}/moves"
-        state = engine.new_game(4, None, seed=seed)
-        while not engine.is_over(state) and time.monotonic() < until:
-            seat = rng.choice(engine.to_move(state))
-            move = rng.choice(engine.legal_moves(state, seat))
+        for seat, move in moves:
+            if time.monotonic() >= until:
+                return
             status, body, elapsed = conn.post(path, move, {"Authorization": f"Bearer {tokens[seat]}"})
             if status != 200:
                 raise RuntimeError(f"postMove -> {status}: {body}")
-            engine.apply(state, seat, move)
             if time.monotonic() >= warm:
                 out["latencies"].append(elapsed)
-        if engine.is_over(state):
-            out["finished"].append(created["game_id"])
+        out["final_latencies"].append(elapsed)  # the move that ends a game also compacts it
+        out["finished"].append(created["game_id"])
+    raise RuntimeError("the planned games ran out before the time did: plan more")
 
 
 def _drive_floor(conn: Connection, slot: int, until: float, warm: float, out: dict[str, Any]) -> None:
@@ -113,15 +140,23 @@ def _drive_floor(conn: Connection, slot: int, until: float, warm: float, out: di
 
 def drive(target: str, port: int, connections: int, seconds: float, warmup: float) -> dict[str, Any]:
     """Run `connections` threads against one server; requests/s and latency percentiles after warmup."""
+    per_connection = 2 + int(seconds * 600 / connections / 190)  # ~190 moves a game, < 600 moves/s
+    plans = (
+        [plan_games(random.Random(i * 7919), per_connection) for i in range(connections)]
+        if target == "api"
+        else []
+    )
     start = time.monotonic()
     warm, until = start + warmup, start + warmup + seconds
-    results = [{"latencies": [], "finished": [], "error": None} for _ in range(connections)]
+    results = [
+        {"latencies": [], "final_latencies": [], "finished": [], "error": None} for _ in range(connections)
+    ]
 
     def run(i: int) -> None:
         conn = Connection("127.0.0.1", port)
         try:
             if target == "api":
-                _drive_api(conn, random.Random(i * 7919 + int(start)), until, warm, results[i])
+                _drive_api(conn, plans[i], until, warm, results[i])
             else:
                 _drive_floor(conn, i, until, warm, results[i])
         except Exception as exc:  # reported, and the run fails below
@@ -136,11 +171,14 @@ def drive(target: str, port: int, connections: int, seconds: float, warmup: floa
     if errors:
         raise RuntimeError(f"{len(errors)} connections failed: {errors[:3]}")
     latencies = sorted(x for r in results for x in r["latencies"])
+    finals = [x for r in results for x in r.get("final_latencies", [])]
     return {
         "requests": len(latencies),
         "rps": len(latencies) / seconds,
         "p50_ms": 1000 * latencies[len(latencies) // 2],
+        "p90_ms": 1000 * latencies[int(len(latencies) * 0.90)],
         "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        "final_move_p50_ms": 1000 * statistics.median(finals) if finals else None,
         "finished": [g for r in results for g in r["finished"]],
     }
 

@@ -10,8 +10,8 @@ _COLOUR = r"[a-z][a-z0-9]{0,15}"
 CARD_PATTERN = rf"^({_COLOUR}-[3-9]|{_COLOUR}-{_COLOUR}-2|joker-1[abc])$"
 PHASES = ["choose-task-level", "pass-decision", "pass-card", "switch-task", "play", "over"]
 
-_SEAT = {"validate": validate.Range(min=0, max=2), "strict": True}
-_LEVEL = {"validate": validate.Range(min=1, max=3), "strict": True}
+_SEAT: dict[str, Any] = {"validate": validate.Range(min=0, max=2), "strict": True}
+_LEVEL: dict[str, Any] = {"validate": validate.Range(min=1, max=3), "strict": True}
 
 
 def Card(**kwargs: Any) -> fields.String:
@@ -94,7 +94,7 @@ MOVE_UNION = {
 }
 
 
-class ClauseColour(fields.Field):
+class ClauseColour(fields.Field[int | str]):
     """A clause's colour: an index 0..2 or one of "every", "any", "two"."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 TEAMS = ["red", "blue", "green", "yellow"]
@@ -9,7 +11,7 @@ CARD_PATTERN = r"^((red|blue|green|yellow)-([1-9]|10)|flag-0)$"
 PHASES = ["play", "take-loot", "choose-leader", "over"]
 DECISIONS = ["play", "take-loot", "choose-leader"]
 
-_SEAT = {"validate": validate.Range(min=0, max=5), "strict": True}
+_SEAT: dict[str, Any] = {"validate": validate.Range(min=0, max=5), "strict": True}
 
 
 def Card(**kwargs: object) -> fields.String:
@@ -21,7 +23,7 @@ def Card(**kwargs: object) -> fields.String:
     )
 
 
-def Cards(**kwargs: object) -> fields.List:
+def Cards(**kwargs: object) -> fields.List[str]:
     """A list of Tricky Teams card ids."""
     return fields.List(Card(), **kwargs)  # type: ignore[arg-type]
 

@@ -301,3 +301,20 @@ def test_if_match_current_version_applies(client: FlaskClient) -> None:
     assert response.status_code == 200 and response.headers["ETag"] == f'"{ctx.version + 1}"'
     cached = client.get(f"/games/{ctx.game_id}", headers={"If-None-Match": response.headers["ETag"]})
     assert cached.status_code == 304
+
+
+def test_redis_outage_is_a_503_json_not_a_500(key_prefix: str) -> None:
+    """Rule: with Redis unreachable endpoints answer 503 JSON `storage_unavailable`; health says so."""
+    import socket
+
+    from tests.api.conftest import make_app
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead_port = sock.getsockname()[1]
+    client = make_app(f"redis://127.0.0.1:{dead_port}/0", key_prefix).test_client()
+    health = client.get("/health")
+    assert health.status_code == 503 and health.get_json()["redis"]["ok"] is False
+    created = client.post("/games", json={"game": "trick-n-trouble", "seats": 3})
+    assert created.status_code == 503 and created.get_json()["code"] == "storage_unavailable"
+    assert client.get("/games/0123456789abcdef").status_code == 503
