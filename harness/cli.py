@@ -107,6 +107,15 @@ def _standings_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
     return table
 
 
+def _console() -> Any:
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)  # piped or logged: don't squeeze the table into 80 columns
+    return console
+
+
 def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
     out = {}
     for bot_id in ids:
@@ -141,7 +150,7 @@ def follow(ctx: Any, tid: str, poll_s: float = 0.5, timeout_s: float | None = No
     )
     task = progress.add_task(f"{info['game']} {tid}", total=info["progress"]["total"])
     started = time.monotonic()
-    with Live(Group(progress), refresh_per_second=4) as live:
+    with Live(Group(progress), refresh_per_second=4, console=_console()) as live:
         while True:
             info = get_tournament(ctx, tid)
             progress.update(task, completed=info["progress"]["completed"])
@@ -189,15 +198,14 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    print(json.dumps({"tournament_id": final["tournament_id"], "status": final["status"]}))
+    # On its own line: the live display may leave the cursor after its last line.
+    print("\n" + json.dumps({"tournament_id": final["tournament_id"], "status": final["status"]}))
     return 0 if final["status"] == "finished" else 1
 
 
 def cmd_tournament_show(args: argparse.Namespace) -> int:
     """Print a tournament's status and standings."""
     _apply_env(args)
-    from rich.console import Console
-
     from api.errors import ServiceError
     from harness.tournaments import get_standings, get_tournament
 
@@ -210,7 +218,7 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"tournament": info, "standings": get_standings(ctx, args.tournament_id)}))
         return 0
-    console = Console()
+    console = _console()
     p = info["progress"]
     console.print(
         f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}, "

@@ -61,7 +61,7 @@ def test_tournament_run_follows_to_the_end_and_show_prints_standings(ctx: Harnes
             timeout=170,
         )
     assert run.returncode == 0, run.stderr[-2000:]
-    final = json.loads(run.stdout.strip().splitlines()[-1])
+    final = json.loads(next(line for line in run.stdout.splitlines() if line.startswith('{"tournament_id"')))
     assert final["status"] == "finished"
     tid = final["tournament_id"]
     assert "Standings" in run.stdout
