@@ -2,11 +2,13 @@
 
 `choose(view, legal_moves, rng)` is a pure function of what its seat may see.  The rules of
 thumb, as a careful human would play without talking:
-- play the card that maximises the expected points of the face-up tasks this trick fulfils,
-  counting on the players after you to help (estimated from the cards you cannot see);
-- when several cards are equally good, keep the strong ones for later;
-- draw the level whose tasks pay best for how reachable they are; keep the tasks and skip
-  passing (passing blind costs a good card as often as it helps).
+- play the card that maximises the expected worth of the face-up tasks this trick fulfils
+  (points; in story mode every task counts one), counting on the players after you to help
+  (estimated from the cards you cannot see), minus a small cost per rank: strong cards are
+  kept for later unless they buy a task now;
+- refill with level-1 tasks first (cheap to reach, so more of them get done);
+- switch the face-up task you see least chance of reaching from your hand;
+- skip passing (passing blind gives away a good card as often as it helps; measured no better).
 """
 
 from __future__ import annotations
@@ -29,10 +31,11 @@ HOPELESS = 0.7
 PASSING = False
 # How many useful options a later player is assumed to choose from.
 CHOICES = 3
-# Preference of levels when refilling tasks: level 2 pays well and is usually reachable.
+# Preference of levels when refilling tasks (measured: level 1 first scores best).
 LEVEL_PREFERENCE = (1, 2, 3)
-# Cost per rank of playing a card that helps nothing (keeps strong cards for later tricks).
-WASTE_PER_RANK = 0.02
+# Cost per rank of the card played, as a share of an average face-up task's worth: strong
+# cards are kept for later tricks unless they buy a task now.
+WASTE_SHARE = 0.2
 
 
 def _clause_deficit(clause: dict[str, Any], sums: list[int]) -> float | None:
@@ -98,22 +101,29 @@ def _card_vector(card: Card) -> list[int]:
     return [card.value if colour in card.colours else 0 for colour in range(3)]
 
 
+def task_worth(view: View, task: dict[str, Any]) -> float:
+    """What fulfilling a task is worth to the team: its points, or one task in story mode."""
+    return 1.0 if view["options"]["story"] else float(task["points"])
+
+
 def play_value(view: View, card_id: str, table: dict[str, Card], unseen: list[list[int]]) -> float:
     """Expected task points of the trick if this seat plays `card_id` now."""
     cards = [played["card"] for played in view["trick"]] + [card_id]
     sums = colour_sums(cards, table)
     remaining = 3 - len(cards)
-    return sum(task["points"] * task_chance(task, sums, unseen, remaining) for task in view["tasks"])
+    return sum(task_worth(view, task) * task_chance(task, sums, unseen, remaining) for task in view["tasks"])
 
 
 def choose_play(view: View, legal: list[Move], rng: random.Random) -> Move:
     """The legal card with the best expected task points, the weakest among equals."""
     table = card_table(tuple(view["options"]["colours"]))
     unseen = [_card_vector(table[card]) for card in _unseen_cards(view, table)]
+    worths = [task_worth(view, task) for task in view["tasks"]] or [0.0]
+    # Spending a strong card costs a share of what an average face-up task is worth.
+    waste = WASTE_SHARE * sum(worths) / len(worths)
     scored = []
     for move in legal:
-        card = table[move["card"]]
-        value = play_value(view, move["card"], table, unseen) - WASTE_PER_RANK * card.value
+        value = play_value(view, move["card"], table, unseen) - waste * table[move["card"]].value
         scored.append((value, rng.random(), move))
     return max(scored, key=lambda item: (item[0], item[1]))[2]
 
@@ -147,7 +157,7 @@ def choose_switch(view: View, legal: list[Move], rng: random.Random) -> Move:
 def lead_value(view: View, card_id: str, table: dict[str, Card], unseen: list[list[int]]) -> float:
     """Expected task points if this seat led `card_id` now (how useful the card is to keep)."""
     sums = colour_sums([card_id], table)
-    return sum(task["points"] * task_chance(task, sums, unseen, 2) for task in view["tasks"])
+    return sum(task_worth(view, task) * task_chance(task, sums, unseen, 2) for task in view["tasks"])
 
 
 def choose_pass(view: View, legal: list[Move], rng: random.Random) -> Move:
