@@ -140,7 +140,7 @@ def seats_after(state: State) -> list[int]:
 
 def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
     """Every move `seat` may make now, exactly as `apply` accepts it (empty when not its turn)."""
-    if state["turn"] != seat:  # also true once the game is over (turn is None)
+    if state["turn"] != seat or type(seat) is not int:  # turn is None once the game is over
         return []
     phase = state["phase"]
     if phase == "play":

@@ -19,7 +19,7 @@ def view(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """What `seat` (None: a spectator) may know now; after the end everything is revealed."""
     over = state["phase"] == "over"
     seats: int = state["seats"]
-    if seat is not None and not (isinstance(seat, int) and 0 <= seat < seats):
+    if seat is not None and not (type(seat) is int and 0 <= seat < seats):
         seat = None  # an unknown seat sees no more than a spectator
     options = state["header"]["options"]
     players = []

@@ -419,3 +419,14 @@ def test_views_and_events_match_the_wire_typeddicts() -> None:
             seen.add(event["type"])
         step += 1
     assert seen >= set(EVENT_SHAPES) - {"leader-chosen"}
+
+
+def test_a_bool_or_unknown_seat_is_no_seat() -> None:
+    """True is not seat 1: it gets no moves, cannot move, and sees what a spectator sees."""
+    state = new([["red-5"], ["red-8"], ["blue-3"], ["green-2"]])
+    assert GAME.to_move(state) == [1]
+    assert GAME.legal_moves(state, True) == []  # type: ignore[arg-type]
+    with pytest.raises(NotYourTurn):
+        GAME.apply(state, True, {"type": "play", "card": "red-8"})  # type: ignore[arg-type]
+    assert GAME.view(state, True) == GAME.view(state, None)  # type: ignore[arg-type]
+    assert GAME.view(state, 9) == GAME.view(state, None)
