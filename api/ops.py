@@ -9,8 +9,8 @@ Metrics come from two places, so that they add up across gunicorn workers and ma
   count are read from RQ at scrape time, so any API process reports the whole platform.
 
 `python -m api.ops probe URL` is the container health probe: exit 0 when URL answers and, for
-getHealth, when its Redis section is ok (getHealth is 503 while no worker runs, which must not
-take the API out of service).
+getHealth, when its Redis section is ok (a "degraded" platform without workers still has a
+healthy API, which must stay in service).
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ def log_context(**fields: Any) -> Iterator[None]:
 def record_match(client: redis.Redis, prefix: str, game: str, record: Mapping[str, Any]) -> None:
     """Count one recorded match (moves, bot decision time, faults by code) in the Redis metrics hash."""
     timing = record.get("timing") or {}
-    decisions = int(timing.get("decisions", record.get("decisions", 0)))
+    # `decisions` covers the whole match; `timing` only the run that finished it (after a resume).
+    decisions = int(record.get("decisions", timing.get("decisions", 0)))
     pipe = client.pipeline(transaction=False)
     key = f"{prefix}{METRICS_KEY}"
     pipe.hincrby(key, f"matches|{game}", 1)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import faulthandler
 import json
 import os
 import shutil
@@ -45,7 +46,7 @@ BUNDLED_BOTS = ("random", "heuristic", "search")
 GAMES = {"tricky-teams": 4, "trick-n-trouble": 3}  # game -> seats at the table
 BOT_BASE_PORT = 9101
 KEY_PREFIX = "ta:"
-STOP_GRACE_S = 10.0
+STOP_GRACE_S = 8.0
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -464,6 +465,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1` dumps every thread's stack
     var = Path(args.var).resolve()
     var.mkdir(parents=True, exist_ok=True)
     port = free_port() if args.port == 0 else args.port
@@ -544,7 +546,11 @@ def main(argv: list[str] | None = None) -> int:
         advertise = args.advertise or f"http://{args.host}:{args.port}"
         serve_registered_bot(args.name, args.host, args.port, args.api, advertise, Path(args.state))
         return 0
-    return run(args)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        # A Ctrl-C landing between run()'s own handler and the return (everything is stopped by then).
+        return 130
 
 
 if __name__ == "__main__":

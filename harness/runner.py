@@ -2,17 +2,20 @@
 
 Fault-proofing, in the order a match goes:
 
-- **One runner per match.** A lease (`HarnessStore.acquire_lease`, renewed before every bot
-  call) keeps a retried job from playing alongside a runner that is still alive; a retried job
-  waits for a dead runner's lease to expire, then continues.
+- **One runner per match.** A lease (`HarnessStore.acquire_lease`, renewed at least every third
+  of its TTL) keeps a retried job from playing alongside a runner that is still alive; a retried
+  job waits for a dead runner's lease to expire, then continues.
 - **The game in Redis is the checkpoint.** The game is created through `api.service.GameService`
   (so it is visible live through the games API) and its id recorded with HSETNX; a resumed run
   reloads it and goes on from the last applied move.
-- **Write-ahead record.** Before each move is applied, the runner stores ``wal``: the game
-  version the move applies to, the move, the fault that replaced the bot's answer (if any) and
-  the per-seat fault counters / time banks *after* this move. On resume, a WAL whose version is
-  still the game's version is re-applied as-is (the bot is not asked twice, no fault is counted
-  twice); an older one is simply the accounting up to now.
+- **Write-ahead record.** Before a move that changes the accounting is applied (a fault, time
+  taken from the bank) -- and at least with every lease renewal -- the runner stores ``wal``:
+  the game version the move applies to, the number of actions before it, the move, its fault
+  and the per-seat fault counters / time banks *after* it. On resume, a WAL whose version is
+  still the game's version is applied as decided (the bot is not asked twice, no fault is
+  counted twice); every later action in the game was an accepted answer (anything else would
+  have written a WAL), which restores each seat's ``previous``. Accepted moves of well-behaved
+  bots thus cost one Redis round trip (the game's own compare-and-set), not two.
 - **Faults** (timeout, connection error, non-200, oversize, malformed body, illegal move) are
   replaced by a fallback move drawn from the legal moves with a RNG seeded by the match seed
   and the game version (deterministic), and told to the bot on its next request. Once a bot
@@ -187,6 +190,7 @@ def _play(
     n = len(seats)
     runtime = store.match_runtime(tid, index)
     game_id = runtime.get("game_id")
+    resumed = game_id is not None  # an earlier run created the game (and may have played on)
     if game_id is None:
         created = service.create_game(
             spec["game"], n, spec.get("options") or None, seed=int(match["deal_seed"])
@@ -201,6 +205,11 @@ def _play(
         state, version, finished = _commit(
             ctx, engine, game_id, state, version, int(wal["seat"]), wal["move"]
         )
+    if wal:
+        # Actions after the WAL's own move were accepted answers: a fault would have written one.
+        for action in state["actions"][int(wal["actions"]) + 1 :]:
+            acct.previous[int(action["seat"])] = {"status": MoveStatus.ACCEPTED.value, "fault": None}
+    acct.decisions = len(state["actions"])
 
     bots = {bot_id: ctx.bot(bot_id) for bot_id in set(seats)}
     clients: dict[str, BotClient] = {}
@@ -209,13 +218,15 @@ def _play(
         clients[bot_id] = BotClient(url, record.secret if record else None, ctx.policy)
     match_id = f"{tid}:{index}"
     started = time.monotonic()
+    cpu_started = time.process_time()
     bot_s_before = acct.bot_s
     decisions_before = acct.decisions
     threshold = int(spec.get("fault_threshold", 3))
     deadline_ms = int(spec["deadline_ms"])
     next_cancel_check = 0.0
+    next_renew = time.monotonic() + ttl_ms / 3000
     try:
-        if wal is None:
+        if not resumed:
             for seat, bot_id in enumerate(seats):
                 acct.bot_s += clients[bot_id].notify(
                     "/start",
@@ -243,6 +254,7 @@ def _play(
             bot_id = seats[seat]
             fault: str | None = None
             move: dict[str, Any] | None = None
+            bank_changed = False
             if seat not in acct.unrated:  # over the threshold: no longer asked in this match
                 message = {
                     "match_id": match_id,
@@ -259,6 +271,7 @@ def _play(
                 over_ms = int(answer.elapsed_s * 1000) - deadline_ms
                 if over_ms > 0:
                     acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
+                    bank_changed = True
                 move, fault = answer.move, answer.fault
             if move is None:
                 move = fallback_move(legal, int(match["match_seed"]), version)
@@ -272,15 +285,19 @@ def _play(
                 "fault": fault,
             }
             acct.decisions += 1
-            wal_record = {
-                "version": version,
-                "seat": seat,
-                "move": move,
-                "fault": fault,
-                "acct": acct.to_dict(),
-            }
-            if not store.write_wal_and_renew(tid, index, wal_record, token, ttl_ms):
-                raise LeaseLost(f"lost the lease of match {match_id}")
+            now = time.monotonic()
+            if fault is not None or bank_changed or now >= next_renew:
+                next_renew = now + ttl_ms / 3000
+                wal_record = {
+                    "version": version,
+                    "actions": len(state["actions"]),
+                    "seat": seat,
+                    "move": move,
+                    "fault": fault,
+                    "acct": acct.to_dict(),
+                }
+                if not store.write_wal_and_renew(tid, index, wal_record, token, ttl_ms):
+                    raise LeaseLost(f"lost the lease of match {match_id}")
             state, version, finished = _commit(ctx, engine, game_id, state, version, seat, move)
         result = engine.result(state)
         for seat, bot_id in enumerate(seats):
@@ -298,9 +315,11 @@ def _play(
             )
         timing = {
             "wall_s": time.monotonic() - started,
+            # This process's CPU (engine, Redis client, HTTP client): load-independent, unlike wall time.
+            "cpu_s": time.process_time() - cpu_started,
             "bot_s": acct.bot_s - bot_s_before,
             "decisions": acct.decisions - decisions_before,
-            "resumed": wal is not None,
+            "resumed": resumed,
         }
         result_record = _result_record(spec, match, game_id, result, acct, timing)
         recorded, completed = store.record_result(tid, index, result_record)

@@ -59,7 +59,9 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
     the stored registrations; SIGINT (Ctrl-C) stops every process."""
     var = tmp_path / "var"
     command = [sys.executable, "-m", "harness.cli", "run", "--short", "--port", "0", "--var", str(var)]
-    done = subprocess.run(command, cwd=ROOT, env=platform_env(var), capture_output=True, text=True, timeout=400)
+    done = subprocess.run(
+        command, cwd=ROOT, env=platform_env(var), capture_output=True, text=True, timeout=400
+    )
     out = done.stdout
     assert done.returncode == 0, out[-3000:] + done.stderr[-3000:]
     for game in GAMES:
@@ -74,7 +76,8 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
     # JSON logs of the API, with request ids.
     api_lines = [json.loads(line) for line in (var / "log" / "api.log").read_text().splitlines()
                  if line.startswith("{")]
-    assert api_lines and all("request_id" in line for line in api_lines if line["logger"] == "trickarena.access")
+    access = [line for line in api_lines if line["logger"] == "trickarena.access"]
+    assert access and all("request_id" in line for line in access)
 
     # Second run, the long mode, interrupted with Ctrl-C once the tournaments are created.
     proc = subprocess.Popen(
@@ -94,7 +97,14 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
     assert any("API docs" in line for line in seen), "".join(seen)
     assert processes_mentioning(str(var)), "nothing running mid-run?"
     proc.send_signal(signal.SIGINT)
-    rest, _ = proc.communicate(timeout=60)
+    try:
+        rest, _ = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)  # the platform dumps every thread's stack on SIGUSR1
+        time.sleep(2)
+        proc.kill()
+        rest, _ = proc.communicate()
+        pytest.fail("the platform did not stop within 120 s of Ctrl-C:\n" + "".join(seen) + rest)
     assert proc.returncode == 130, "".join(seen) + rest
     assert registrations(var) == first, "the rerun registered new bots instead of reusing the stored ones"
     for name in first:

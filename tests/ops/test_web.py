@@ -93,7 +93,8 @@ def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
         assert name in text
     assert page.locator("#standings .ci .dot").count() == len(arena.bots)
     assert page.locator("#chart svg polyline").count() == len(arena.bots)
-    assert page.locator("#heat-title").inner_text() == ("Cross-play" if game == "trick-n-trouble" else "Head to head")
+    heat_title = "Cross-play" if game == "trick-n-trouble" else "Head to head"
+    assert page.locator("#heat-title").inner_text() == heat_title
     assert page.locator("#heatmap td.cell").count() == len(arena.bots) ** 2
     data = requests.get(f"{arena.served.base}/web/data/tournaments/{tid}", timeout=10).json()
     total = data["tournament"]["progress"]["total"]
@@ -158,7 +159,8 @@ def test_viewer_follows_a_live_game_as_moves_are_posted(page: Any, served: Serve
     doc = requests.get(f"{served.base}/games/{gid}", timeout=10).json()
     seat = doc["view"]["to_move"][0]
     auth = {"Authorization": f"Bearer {tokens[seat]}"}
-    legal = requests.get(f"{served.base}/games/{gid}/legal-moves", headers=auth, timeout=10).json()["legal_moves"]
+    answer = requests.get(f"{served.base}/games/{gid}/legal-moves", headers=auth, timeout=10)
+    legal = answer.json()["legal_moves"]
     answer = requests.post(f"{served.base}/games/{gid}/moves", json=legal[0], headers=auth, timeout=10)
     assert answer.status_code == 200, answer.text
     page.wait_for_selector("#trick .card")

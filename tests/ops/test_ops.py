@@ -1,0 +1,201 @@
+"""Operations: /metrics in Prometheus format, JSON logs with request and match ids, getHealth workers.
+
+All against the real app on loopback and a real Redis; the worker check runs a real RQ worker
+process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+from prometheus_client.parser import text_string_to_metric_families
+
+from api import ops
+from api.app import create_app
+from tests.ops.conftest import Served, new_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def scrape(base: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """GET /metrics, parsed by prometheus_client's own parser: sample name -> [(labels, value)]."""
+    answer = requests.get(f"{base}/metrics", timeout=10)
+    assert answer.status_code == 200
+    assert answer.headers["Content-Type"].startswith("text/plain")
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for family in text_string_to_metric_families(answer.text):
+        for sample in family.samples:
+            out.setdefault(sample.name, []).append((dict(sample.labels), sample.value))
+    return out
+
+
+def value(samples: dict[str, list[tuple[dict[str, str], float]]], name: str, **labels: str) -> float:
+    """The sum of a sample's values over the series matching `labels`."""
+    return sum(v for lab, v in samples.get(name, []) if all(lab.get(k) == x for k, x in labels.items()))
+
+
+def play_one_move(base: str, game: str = "tricky-teams") -> str:
+    """Create a game and post one legal move over HTTP; the game id."""
+    created = new_game(base, game)
+    gid = created["game_id"]
+    seat = requests.get(f"{base}/games/{gid}", timeout=10).json()["view"]["to_move"][0]
+    auth = {"Authorization": f"Bearer {created['tokens'][seat]['token']}"}
+    legal = requests.get(f"{base}/games/{gid}/legal-moves", headers=auth, timeout=10).json()["legal_moves"]
+    answer = requests.post(f"{base}/games/{gid}/moves", json=legal[0], headers=auth, timeout=10)
+    assert answer.status_code == 200
+    return str(gid)
+
+
+def test_metrics_count_requests_by_endpoint_and_status_and_moves(served: Served) -> None:
+    """Rule: every request is counted under its route template and status; applied moves are counted."""
+    before = scrape(served.base)
+    play_one_move(served.base)
+    requests.get(f"{served.base}/games/ffffffffffffffff", timeout=10)  # a 404
+    after = scrape(served.base)
+    name = "trickarena_http_requests_total"
+    route = "/games/<game_id:game_id>"
+
+    def grew(status: str) -> float:
+        now = value(after, name, endpoint=route, status=status)
+        return now - value(before, name, endpoint=route, status=status)
+
+    assert grew("200") >= 1
+    assert grew("404") == 1
+    assert value(after, name, endpoint="/games", method="POST", status="201") >= 1
+    moves = "trickarena_api_moves_total"
+    assert value(after, moves) - value(before, moves) == 1
+    assert value(after, "trickarena_http_request_duration_seconds_count", endpoint=route) >= 1
+
+
+def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(served: Served) -> None:
+    """Rule: match moves, bot time and faults recorded by workers (in Redis) show on any API process."""
+    client = redis.Redis.from_url(served.redis_url)
+    before = scrape(served.base)
+    record = {"decisions": 40, "timing": {"decisions": 40, "bot_s": 1.5},
+              "fault_codes": [{"timeout": 2}, {}, {"illegal_move": 1}, {}]}
+    ops.record_match(client, served.prefix, "tricky-teams", record)
+    after = scrape(served.base)
+    for name, delta in (("trickarena_match_moves_total", 40), ("trickarena_matches_total", 1),
+                        ("trickarena_bot_decision_seconds_total", 1.5)):
+        assert value(after, name, game="tricky-teams") - value(before, name, game="tricky-teams") == delta
+    faults = "trickarena_bot_faults_total"
+    assert value(after, faults, code="timeout") - value(before, faults, code="timeout") == 2
+    assert value(after, faults, code="illegal_move") - value(before, faults, code="illegal_move") == 1
+    assert value(after, "trickarena_queue_depth", queue=ops.DEFAULT_QUEUE) >= 0
+    assert "trickarena_workers" in after and value(after, "trickarena_redis_up") == 1
+
+
+@pytest.fixture()
+def captured() -> Iterator[io.StringIO]:
+    """JSON log lines of the trickarena loggers, as the JSON formatter writes them."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(ops.JsonFormatter())
+    logger = logging.getLogger("trickarena")
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield stream
+    logger.removeHandler(handler)
+    logger.setLevel(old_level)
+
+
+def test_access_logs_are_json_with_the_request_id_echoed_and_the_game_id(
+    served: Served, captured: io.StringIO
+) -> None:
+    """Rule: one JSON line per request with its request id (the caller's, echoed back) and game id."""
+    gid = play_one_move(served.base)
+    rid = uuid.uuid4().hex
+    answer = requests.get(f"{served.base}/games/{gid}", headers={"X-Request-ID": rid}, timeout=10)
+    assert answer.headers["X-Request-ID"] == rid
+    lines = [json.loads(line) for line in captured.getvalue().splitlines()]
+    mine = [line for line in lines if line.get("request_id") == rid]
+    assert len(mine) == 1
+    assert mine[0]["game_id"] == gid and mine[0]["status"] == 200 and mine[0]["method"] == "GET"
+    assert mine[0]["level"] == "info" and mine[0]["duration_ms"] >= 0
+    # Without a caller id, the server makes one, and every request gets its own.
+    ids = {requests.get(f"{served.base}/game-types", timeout=10).headers["X-Request-ID"] for _ in range(3)}
+    assert len(ids) == 3
+
+
+@pytest.mark.parametrize(
+    "incoming, kept",
+    [("abc-123", True), ("x" * 64, True), ("x" * 65, False), ("bad\nid", False), ("", False)],
+)
+def test_only_short_printable_request_ids_are_trusted(served: Served, incoming: str, kept: bool) -> None:
+    """Rule: a caller's request id goes into every log line, so only a short printable one is kept."""
+    headers = {"X-Request-ID": incoming} if "\n" not in incoming else {}
+    answer = requests.get(f"{served.base}/game-types", headers=headers, timeout=10)
+    assert (answer.headers["X-Request-ID"] == incoming) is (kept and "\n" not in incoming)
+
+
+def test_log_context_puts_match_ids_on_every_line(captured: io.StringIO) -> None:
+    """Rule: lines written inside log_context(match_id=...) carry it; lines outside do not."""
+    log = logging.getLogger("trickarena.harness")
+    with ops.log_context(match_id="t1:3", tournament_id="t1"):
+        log.info("move applied", extra={"seat": 2})
+    log.info("outside")
+    first, second = (json.loads(line) for line in captured.getvalue().splitlines())
+    assert first["match_id"] == "t1:3" and first["tournament_id"] == "t1" and first["seat"] == 2
+    assert "match_id" not in second
+
+
+def test_health_reports_redis_and_worker_status(redis_url: str, key_prefix: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule: getHealth shows the workers on our queue: "degraded" with none, "ok" with a live one."""
+    queue = f"ta-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("TRICKARENA_QUEUE", queue)
+    app = create_app({"REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix})
+    client = app.test_client()
+    answer = client.get("/health")
+    body = answer.get_json()
+    # The API itself still serves without workers: 200, with the degradation in the body.
+    assert answer.status_code == 200 and body["status"] == "degraded"
+    assert body["redis"]["ok"] is True and body["workers"] == {
+        "ok": False, "count": 0, "queue": queue, "queued": 0, "workers": []
+    }
+    env = {**os.environ, "REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix,
+           "TRICKARENA_QUEUE": queue}
+    worker = subprocess.Popen([sys.executable, "-m", "harness.cli", "worker", "--log-level", "WARNING"],
+                              cwd=ROOT, env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            body = client.get("/health").get_json()
+            if body["workers"]["count"] == 1:
+                break
+            time.sleep(0.2)
+        answer = client.get("/health")
+        assert answer.status_code == 200, answer.get_json()
+        assert answer.get_json()["status"] == "ok" and answer.get_json()["workers"]["ok"] is True
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+
+
+@pytest.mark.parametrize(
+    "path, healthy",
+    [("/health", True), ("/game-types", True), ("/no-such-page", False)],
+)
+def test_container_probe(served: Served, path: str, healthy: bool) -> None:
+    """Rule: the probe passes when the URL answers (getHealth: when its Redis is ok), fails on errors."""
+    assert ops.main(["probe", f"{served.base}{path}"]) == (0 if healthy else 1)
+
+
+def test_container_probe_fails_when_nothing_listens() -> None:
+    """Rule: a closed port is unhealthy."""
+    from harness.platform import free_port
+
+    assert ops.main(["probe", f"http://127.0.0.1:{free_port()}/health"]) == 1
