@@ -88,7 +88,9 @@ def test_wal_at_the_current_version_is_applied_as_decided(
     ctx.store.client.hset(
         ctx.store.key_for("match", tid, 0),
         "wal",
-        json.dumps({"version": 1, "seat": seat, "move": decided, "fault": "timeout", "acct": acct}),
+        json.dumps(
+            {"version": 1, "actions": 0, "seat": seat, "move": decided, "fault": "timeout", "acct": acct}
+        ),
     )
     asked_before = sum(s.requests for s in servers)
     outcome = run_match(ctx, tid, 0)
