@@ -15,21 +15,12 @@ PAIRS: tuple[tuple[int, int], ...] = ((0, 1), (0, 2), (1, 2))
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """A card's rank, the colour indices it carries and its position in deck order."""
+    """A card's rank, the colour indices it carries, its deck position and whether it is a joker."""
 
     value: int
     colours: frozenset[int]
     order: int
-
-    @property
-    def joker(self) -> bool:
-        """True for the triple-colour 1s."""
-        return len(self.colours) == 3
-
-    @property
-    def double(self) -> bool:
-        """True for the double-colour 2s."""
-        return len(self.colours) == 2
+    joker: bool
 
 
 @lru_cache(maxsize=32)
@@ -40,7 +31,10 @@ def card_table(colours: tuple[str, ...]) -> dict[str, Card]:
         ids.extend((f"{name}-{rank}", rank, frozenset({index})) for rank in SINGLE_RANKS)
     ids.extend((f"{colours[a]}-{colours[b]}-2", 2, frozenset({a, b})) for a, b in PAIRS)
     ids.extend((joker, 1, frozenset({0, 1, 2})) for joker in JOKERS)
-    return {card_id: Card(value, carried, order) for order, (card_id, value, carried) in enumerate(ids)}
+    return {
+        card_id: Card(value, carried, order, len(carried) == 3)
+        for order, (card_id, value, carried) in enumerate(ids)
+    }
 
 
 def deck(colours: tuple[str, ...]) -> list[str]:

@@ -408,10 +408,10 @@ def _fill_levels(state: State) -> list[int]:
     return [int(level) for level in LEVELS if state["piles"][level]]
 
 
-def _switch_levels(state: State, task_id: str) -> list[int]:
+def _switch_levels(state: State, task_id: str, open_levels: list[str]) -> list[int]:
     """Ruling 2: after putting the task under its pile, draw from any non-empty level."""
     own = str(_tasks(state)[task_id]["level"])
-    return [int(level) for level in LEVELS if state["piles"][level] or level == own]
+    return [int(level) for level in LEVELS if level in open_levels or level == own]
 
 
 def _lead_colours(card: Card) -> frozenset[int] | None:
@@ -445,13 +445,14 @@ def _moves_for_phase(state: State) -> list[Move]:
         return [{"type": "pass-card", "card": card} for card in state["hands"][seat]]
     if phase == "switch-task":
         moves: list[Move] = [{"type": "keep-tasks"}]
+        open_levels = [level for level in LEVELS if state["piles"][level]]
         for task_id in state["face_up"]:
             if state["story"] is not None:
                 moves.append({"type": "switch-task", "task": task_id})
             else:
                 moves.extend(
                     {"type": "switch-task", "task": task_id, "level": level}
-                    for level in _switch_levels(state, task_id)
+                    for level in _switch_levels(state, task_id, open_levels)
                 )
         return moves
     if phase == "play":
