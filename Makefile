@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: run test lint openapi bench clean
 
@@ -15,8 +16,15 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) -m harness.cli run $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The browser tests (tests/ops/test_web.py) drive Debian's Chromium through playwright; never a
+# downloaded browser. Without root we can only say what to install (the tests then fail, not skip).
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y --no-install-recommends chromium || (apt-get update && apt-get install -y --no-install-recommends chromium); \
+	else echo "tests/ops needs Debian's chromium: sudo apt-get install -y chromium"; fi
 
 lint: $(STAMP)
 	$(PY) -m ruff check games api harness bots tests bench
