@@ -150,9 +150,7 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
         return _play_moves_with_wishes(state, cards)
     if phase == "take-loot":
         return [{"type": "take-loot", "card": card} for card in sorted(set(state["pending"]["cards"]))]
-    if phase == "choose-leader":
-        return [{"type": "choose-leader", "seat": s} for s in range(state["seats"])]
-    return []
+    return [{"type": "choose-leader", "seat": s} for s in range(state["seats"])]
 
 
 def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, Any]]:

@@ -430,3 +430,10 @@ def test_a_bool_or_unknown_seat_is_no_seat() -> None:
         GAME.apply(state, True, {"type": "play", "card": "red-8"})  # type: ignore[arg-type]
     assert GAME.view(state, True) == GAME.view(state, None)  # type: ignore[arg-type]
     assert GAME.view(state, 9) == GAME.view(state, None)
+
+
+@pytest.mark.parametrize("seed", ["7", 1.5, True])
+def test_seed_must_be_an_integer(seed: Any) -> None:
+    """A seed that is not an int is rejected (None means 0)."""
+    with pytest.raises(InvalidOptions, match="seed must be an integer"):
+        GAME.new_game(4, None, seed)
