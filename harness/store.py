@@ -121,25 +121,36 @@ class HarnessStore:
     # -- tournaments --------------------------------------------------------------------
     def create_tournament(
         self, tid: str, spec: Mapping[str, Any], matches: list[dict[str, Any]], owner: str = ""
-    ) -> None:
-        """Store a new tournament (with its owner-key digest) and its fixed match list in one transaction."""
+    ) -> bool:
+        """Store a new tournament (owner-key digest, fixed match list) atomically; False if `tid` exists."""
         now = time.time()
-        pipe = self.client.pipeline(transaction=True)
-        pipe.hset(
-            self.key_for("tournament", tid),
-            mapping={
-                "spec": _dumps(spec),
-                "status": "scheduled",
-                "total": len(matches),
-                "completed": 0,
-                "created_at": now,
-                "owner": owner,
-            },
-        )
-        if matches:
-            pipe.hset(self.key_for("matches", tid), mapping={str(m["index"]): _dumps(m) for m in matches})
-        pipe.zadd(self.key_for("tournament_index"), {tid: now})
-        pipe.execute()
+        key = self.key_for("tournament", tid)
+        with self.client.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(key)  # type: ignore[no-untyped-call]
+                if pipe.exists(key):
+                    return False
+                pipe.multi()
+                if matches:
+                    pipe.hset(
+                        self.key_for("matches", tid), mapping={str(m["index"]): _dumps(m) for m in matches}
+                    )
+                pipe.hset(
+                    key,
+                    mapping={
+                        "spec": _dumps(spec),
+                        "status": "scheduled",
+                        "total": len(matches),
+                        "completed": 0,
+                        "created_at": now,
+                        "owner": owner,
+                    },
+                )
+                pipe.zadd(self.key_for("tournament_index"), {tid: now})
+                pipe.execute()
+            except redis.WatchError:
+                return False  # created concurrently by someone else
+        return True
 
     def tournament(self, tid: str) -> dict[str, Any] | None:
         """The tournament record (spec parsed), or None."""

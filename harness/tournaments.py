@@ -21,7 +21,7 @@ from games.base import GameError
 from games.registry import get_game
 from harness.ratings import Rating
 from harness.runner import HarnessContext, is_cooperative
-from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, make_schedule, schedule_size
+from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, derive_seed, make_schedule, schedule_size
 from harness.standings import compute_standings, ratings_from_standings
 
 MAX_MATCHES = 20000
@@ -130,7 +130,8 @@ def create_tournament(
     if league:
         spec["league"] = league
     owner_key = secrets.token_urlsafe(24)
-    ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches], owner_digest(owner_key))
+    if not ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches], owner_digest(owner_key)):
+        raise errors.Conflict(f"tournament {tid!r} already exists", code="tournament_exists")
     if enqueue:
         from harness import jobs
 
@@ -420,17 +421,28 @@ def leave_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | No
 
 
 def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None:
-    """Create round `round_no` once (SETNX on the round key) and schedule the next; the tournament id."""
+    """Run league round `round_no` once and schedule the next; the tournament id if this call created it.
+
+    Idempotent: the round's tournament id and seed are derived from the league and the round,
+    its creation is atomic (a second creator gets `tournament_exists`), and the next round's
+    job id is deterministic -- so a duplicate firing or a retried job converges on one round.
+    """
     league = _league(ctx, lid)
     if league["status"] != "active":
         return None
     spec = league["spec"]
     tid = f"{lid}r{round_no}"
-    created = ctx.store.client.set(ctx.store.key_for("round", lid, round_no), tid, nx=True)
-    if created:
-        members = league_members(ctx, lid)
+    round_key = ctx.store.key_for("round", lid, round_no)
+    ctx.store.client.set(round_key, tid, nx=True)
+    created = False
+    if ctx.store.client.get(round_key) == tid.encode() and ctx.store.tournament(tid) is None:
+        members = [
+            b for b in league_members(ctx, lid) if (r := ctx.bot(b)) is not None and r.status == "active"
+        ]
         minimum = 1 if is_cooperative(spec["game"]) else 2
-        if len(members) >= minimum:
+        try:
+            if len(members) < minimum:
+                raise _invalid("too few members", code="too_few_members")
             create_tournament(
                 ctx,
                 spec["game"],
@@ -444,20 +456,24 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
                 league={"league_id": lid, "round": round_no},
                 prior=league_ratings(ctx, lid),
                 tournament_id=tid,
+                seed=derive_seed(int(lid, 16), "league-round", round_no),
             )
             ctx.store.client.rpush(ctx.store.key_for("rounds", lid), tid)
-        else:
-            tid = ""
-            ctx.store.client.set(ctx.store.key_for("round", lid, round_no), "skipped:too-few-members")
-        nxt = next_time(spec["schedule"], datetime.now(UTC))
-        ctx.store.client.hset(
-            ctx.store.key_for("league", lid), mapping={"next_round": round_no + 1, "next_at": nxt.isoformat()}
-        )
-        from harness import jobs
+            created = True
+        except errors.ServiceError as exc:
+            if exc.code != "tournament_exists":
+                # The round is skipped (recorded with the reason); the league goes on.
+                ctx.store.client.set(round_key, f"skipped:{exc.code}")
+    if not created and int(league["next_round"]) > round_no:
+        return None  # a duplicate firing: the next round is already scheduled
+    nxt = next_time(spec["schedule"], datetime.now(UTC))
+    ctx.store.client.hset(
+        ctx.store.key_for("league", lid), mapping={"next_round": round_no + 1, "next_at": nxt.isoformat()}
+    )
+    from harness import jobs
 
-        jobs.schedule_league_round(ctx, lid, round_no + 1, nxt)
-        return tid or None
-    return None
+    jobs.schedule_league_round(ctx, lid, round_no + 1, nxt)
+    return tid if created else None
 
 
 def league_standings(ctx: HarnessContext, lid: str) -> dict[str, Any]:

@@ -215,3 +215,22 @@ def test_league_fires_on_its_schedule_over_http(
             timeout=10,
         )
         assert left.status_code == 200 and leaving_id not in left.json()["members"]
+
+
+def test_a_league_round_is_created_once_and_a_too_small_round_is_skipped(ctx: HarnessContext) -> None:
+    """Rule: firing a round twice creates one tournament; too few members skip the round, not the league."""
+    from harness.tournaments import create_league, get_league, join_league
+
+    league = create_league(ctx, "tricky-teams", 4, interval_s=3600)
+    lid = league["league_id"]
+    with random_bots(ctx.bots, 2) as bots:
+        join_league(ctx, lid, bots[0][0], bots[0][1])
+        assert run_league_round(ctx, lid, 1) is None  # one member: skipped
+        assert ctx.store.client.get(ctx.store.key_for("round", lid, 1)) == b"skipped:too_few_members"
+        join_league(ctx, lid, bots[1][0], bots[1][1])
+        first = run_league_round(ctx, lid, 2)
+        again = run_league_round(ctx, lid, 2)
+    assert first == f"{lid}r2" and again is None
+    info = get_league(ctx, lid)
+    assert info["rounds"] == [first] and info["next_round"] == 3
+    assert ctx.store.tournament(first) is not None
