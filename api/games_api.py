@@ -115,6 +115,9 @@ def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response
         orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype="application/json"
     )
     response.headers["ETag"] = f'"{version}"'
+    # The body depends on the seat token: shared caches must not hand one seat's view to another.
+    response.headers["Vary"] = "Authorization"
+    response.headers["Cache-Control"] = "private, no-cache"
     return response
 
 

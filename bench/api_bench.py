@@ -1,6 +1,7 @@
 """API throughput/latency vs the bare Flask+Redis floor, and Redis memory per finished game.
 
     .venv/bin/python bench/api_bench.py [--seconds 15] [--runs 3] [--connections 32]
+    .venv/bin/python bench/api_bench.py cpu      # CPU per request, API vs floor, one at a time
 
 Both servers run under gunicorn (gthread) with the same settings; a separate driver process
 opens `--connections` keep-alive HTTP connections.  Against the API each connection plays its
@@ -183,6 +184,53 @@ def drive(target: str, port: int, connections: int, seconds: float, warmup: floa
     }
 
 
+# ------------------------------------------------------------------------------------ CPU per request
+
+
+def cpu_per_request(url: str, prefix: str, games: int = 3) -> dict[str, float]:
+    """Process CPU per postMove and per floor request, in-process through WSGI, one at a time.
+
+    Unlike throughput on a shared 2-core machine this hardly depends on what else runs; with
+    the server saturated, the API/floor requests/s ratio cannot beat the CPU ratio.
+    """
+    from werkzeug.test import EnvironBuilder
+
+    from api.app import create_app
+
+    os.environ.setdefault("REDIS_URL", url)
+    os.environ.setdefault("TRICKARENA_KEY_PREFIX", prefix)
+    api = create_app({"REDIS_URL": url, "TRICKARENA_KEY_PREFIX": prefix})
+    floor = floor_app()
+
+    def call(app: Any, path: str, body: Any, headers: dict[str, str]) -> tuple[str, float]:
+        environ = EnvironBuilder(
+            path=path, method="POST", data=json.dumps(body), content_type="application/json", headers=headers
+        ).get_environ()
+        status: list[str] = []
+        started = time.process_time()
+        b"".join(app(environ, lambda s, h, e=None: status.append(s)))
+        return status[0], time.process_time() - started
+
+    client = api.test_client()
+    api_cpu, moves = 0.0, 0
+    for seed, planned in plan_games(random.Random(5), games):
+        created = client.post("/games", json={"game": "tricky-teams", "seats": 4, "seed": seed}).get_json()
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        for seat, move in planned:
+            status, spent = call(
+                api, f"/games/{created['game_id']}/moves", move, {"Authorization": f"Bearer {tokens[seat]}"}
+            )
+            if not status.startswith("200"):
+                raise RuntimeError(f"postMove -> {status}")
+            api_cpu, moves = api_cpu + spent, moves + 1
+    floor_cpu = sum(call(floor, "/floor/0", {}, {})[1] for _ in range(moves))
+    return {
+        "api_cpu_us": 1e6 * api_cpu / moves,
+        "floor_cpu_us": 1e6 * floor_cpu / moves,
+        "cpu_ratio": floor_cpu / api_cpu,
+    }
+
+
 # ------------------------------------------------------------------------------------- orchestration
 
 
@@ -246,10 +294,19 @@ def _drive_in_subprocess(target: str, port: int, args: argparse.Namespace) -> di
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def _delete_prefix(url: str, prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    for i in range(0, len(keys), 500):
+        client.delete(*keys[i : i + 500])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark (or, with `drive`, be the driver process)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "drive"])
+    parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "drive", "cpu"])
     parser.add_argument("--target", choices=["api", "floor"], default="api")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=15.0)
@@ -271,6 +328,13 @@ def main(argv: list[str] | None = None) -> int:
     handle = ensure_redis()
     url = f"{handle.url.rsplit('/', 1)[0]}/{BENCH_DB}"
     prefix = f"ta-bench:{uuid.uuid4().hex[:8]}:"
+    if args.mode == "cpu":
+        try:
+            print(json.dumps(cpu_per_request(url, prefix), indent=2))
+        finally:
+            _delete_prefix(url, prefix)
+            handle.stop()
+        return 0
     env = {**os.environ, "REDIS_URL": url, "TRICKARENA_KEY_PREFIX": prefix, "PYTHONPATH": str(ROOT)}
     servers = {
         "api": _serve("api.app:create_app()", env, args.workers, args.threads),
@@ -286,19 +350,23 @@ def main(argv: list[str] | None = None) -> int:
                 runs[target].append(result)
                 print(
                     f"run {run + 1} {target:5}: {result['rps']:8.1f} req/s  p50 {result['p50_ms']:6.2f} ms  "
-                    f"p99 {result['p99_ms']:6.2f} ms  ({result['requests']} requests)",
+                    f"p90 {result['p90_ms']:6.2f} ms  p99 {result['p99_ms']:6.2f} ms  "
+                    f"({result['requests']} requests"
+                    + (
+                        f", game-ending moves p50 {result['final_move_p50_ms']:.1f} ms)"
+                        if target == "api"
+                        else ")"
+                    ),
                     flush=True,
                 )
         repo = GameRepository(redis.Redis.from_url(url), prefix=prefix)
         sizes = [repo.memory_usage(game_id) for game_id in finished]
+        blobs = [int(repo.client.hstrlen(repo.key_for("game", game_id), "z")) for game_id in finished]
     finally:
         for proc, _port in servers.values():
             proc.terminate()
             proc.wait(timeout=15)
-        client = redis.Redis.from_url(url)
-        keys = list(client.scan_iter(match=prefix + "*", count=1000))
-        for i in range(0, len(keys), 500):
-            client.delete(*keys[i : i + 500])
+        _delete_prefix(url, prefix)
         handle.stop()
 
     def med(target: str, key: str) -> float:
@@ -317,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     summary["finished_games"] = len(sizes)
     summary["memory_per_finished_game_bytes_median"] = statistics.median(sizes) if sizes else None
     summary["memory_per_finished_game_bytes_max"] = max(sizes) if sizes else None
+    summary["compressed_final_blob_bytes_median"] = statistics.median(blobs) if blobs else None
     print(json.dumps(summary, indent=2))
     return 0
 

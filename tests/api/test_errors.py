@@ -299,6 +299,7 @@ def test_if_match_current_version_applies(client: FlaskClient) -> None:
         headers={**auth(ctx.tokens[ctx.to_move]), "If-Match": etag},
     )
     assert response.status_code == 200 and response.headers["ETag"] == f'"{ctx.version + 1}"'
+    assert "Authorization" in response.headers["Vary"] and "private" in response.headers["Cache-Control"]
     cached = client.get(f"/games/{ctx.game_id}", headers={"If-None-Match": response.headers["ETag"]})
     assert cached.status_code == 304
 
