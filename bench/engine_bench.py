@@ -26,9 +26,8 @@ from games.registry import GAMES
 Playout = Callable[[float, int], tuple[int, int, float, float]]
 
 
-def engine_playout(name: str, seats: int) -> Playout:
-    """Random playouts of a registered game, `legal_moves` at every decision."""
-    game = GAMES[name]
+def timed_playouts(play_game: Callable[[random.Random, int], int]) -> Playout:
+    """Wrap a one-game player (rng, game seed) -> decisions into a timed playout loop."""
 
     def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
         """Play whole games for about `seconds` of CPU time; count decisions and games."""
@@ -38,18 +37,31 @@ def engine_playout(name: str, seats: int) -> Playout:
         start = time.process_time()
         deadline = start + seconds
         while time.process_time() < deadline:
-            state = game.new_game(seats, None, seed * 1_000_003 + games)
-            while not game.is_over(state):
-                for seat in game.to_move(state):
-                    moves = game.legal_moves(state, seat)
-                    if moves:
-                        game.apply(state, seat, moves[rng.randrange(len(moves))])
-                        decisions += 1
-                        break
+            decisions += play_game(rng, seed * 1_000_003 + games)
             games += 1
         return decisions, games, time.process_time() - start, time.perf_counter() - wall
 
     return run
+
+
+def engine_playout(name: str, seats: int) -> Playout:
+    """Random playouts of a registered game, `legal_moves` at every decision."""
+    game = GAMES[name]
+
+    def play_game(rng: random.Random, game_seed: int) -> int:
+        """One random game from `new_game` to its end; returns the number of decisions."""
+        decisions = 0
+        state = game.new_game(seats, None, game_seed)
+        while not game.is_over(state):
+            for seat in game.to_move(state):
+                moves = game.legal_moves(state, seat)
+                if moves:
+                    game.apply(state, seat, moves[rng.randrange(len(moves))])
+                    decisions += 1
+                    break
+        return decisions
+
+    return timed_playouts(play_game)
 
 
 def openspiel_hearts_playout() -> Playout | str:
@@ -60,27 +72,21 @@ def openspiel_hearts_playout() -> Playout | str:
         return f"open-spiel not installed ({exc})"
     game = pyspiel.load_game("hearts")
 
-    def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
-        """Play whole games for about `seconds` of CPU time; count decisions and games."""
-        rng = random.Random(seed)
-        decisions = games = 0
-        wall = time.perf_counter()
-        start = time.process_time()
-        deadline = start + seconds
-        while time.process_time() < deadline:
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                else:
-                    actions = state.legal_actions()
-                    state.apply_action(actions[rng.randrange(len(actions))])
-                    decisions += 1
-            games += 1
-        return decisions, games, time.process_time() - start, time.perf_counter() - wall
+    def play_game(rng: random.Random, game_seed: int) -> int:
+        """One random hearts game; returns the number of player decisions."""
+        decisions = 0
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.randrange(len(actions))])
+                decisions += 1
+        return decisions
 
-    return run
+    return timed_playouts(play_game)
 
 
 def rlcard_bridge_playout() -> Playout | str:
@@ -91,23 +97,17 @@ def rlcard_bridge_playout() -> Playout | str:
         return f"rlcard not installed ({exc})"
     game = rlcard.make("bridge", config={"seed": 0}).game
 
-    def run(seconds: float, seed: int) -> tuple[int, int, float, float]:
-        """Play whole games for about `seconds` of CPU time; count decisions and games."""
-        rng = random.Random(seed)
-        decisions = games = 0
-        wall = time.perf_counter()
-        start = time.process_time()
-        deadline = start + seconds
-        while time.process_time() < deadline:
-            game.init_game()
-            while not game.is_over():
-                actions = game.judger.get_legal_actions()
-                game.step(actions[rng.randrange(len(actions))])
-                decisions += 1
-            games += 1
-        return decisions, games, time.process_time() - start, time.perf_counter() - wall
+    def play_game(rng: random.Random, game_seed: int) -> int:
+        """One random bridge deal (auction and play); returns the number of decisions."""
+        decisions = 0
+        game.init_game()
+        while not game.is_over():
+            actions = game.judger.get_legal_actions()
+            game.step(actions[rng.randrange(len(actions))])
+            decisions += 1
+        return decisions
 
-    return run
+    return timed_playouts(play_game)
 
 
 def measure(playout: Playout, seconds: float, runs: int) -> dict[str, Any]:
