@@ -473,7 +473,7 @@ def to_move(state: State) -> list[int]:
 
 
 def is_over(state: State) -> bool:
-    """True once the hands are empty (after the ninth round with the full deck)."""
+    """True once hands and draw pile are empty (after the ninth round with the full deck)."""
     return bool(state["phase"] == "over")
 
 
@@ -664,7 +664,7 @@ def _finish_trick(state: State, events: list[Event]) -> None:
             "round": state["round"],
         }
     )
-    if not any(state["hands"]):
+    if not any(state["hands"]) and not state["draw"]:
         state["phase"], state["turn"] = "over", None
         state["result"] = result(state)
         events.append({"type": "game-over", "result": state["result"]})

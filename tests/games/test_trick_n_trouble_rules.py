@@ -545,6 +545,16 @@ def test_game_ends_after_the_ninth_round_with_all_cards_played() -> None:
     assert error.value.code == "game_over"
 
 
+def test_game_goes_on_while_the_draw_pile_can_refill_empty_hands() -> None:
+    """End of game: empty hands end the game only once the draw pile is empty too."""
+    hands = [["blue-3"], ["blue-9"], ["blue-4"]]
+    state = new(hands, fillers(sum(hands, []), 15), tasks=NEVER)
+    to_play(state)
+    plays(state, "blue-3", "blue-9", "blue-4")
+    assert not GAME.is_over(state) and state["round"] == 2
+    assert [len(hand) for hand in state["hands"]] == [5, 5, 5] and state["draw"] == []
+
+
 POINT_BAND_CASES = [
     (0, "A good effort but the World is lost now!", False),
     (19, "A good effort but the World is lost now!", False),
