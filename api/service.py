@@ -279,8 +279,10 @@ class GameService:
             stored = self._load(game_id)
             if token is not None:
                 seat = self.authenticate(stored, token)
-            if seat is None or not 0 <= seat < stored.seats:
-                raise errors.MissingToken("a move needs a seat")
+            if seat is None:
+                raise errors.MissingToken("a move needs a seat (or its token)")
+            if not 0 <= seat < stored.seats:
+                raise errors.Unprocessable(f"seat {seat} does not exist in this game", code="invalid_seat")
             if expected_version is not None and stored.version != expected_version:
                 raise errors.PreconditionFailed(
                     f"If-Match names version {expected_version}, the game is at {stored.version}",
