@@ -162,3 +162,22 @@ def test_property_result_matches_the_fulfilled_tasks(
     assert result["points"] == sum(entry["task"]["points"] for entry in view["fulfilled"])
     expected = result["tasks_fulfilled"] if options.get("story") else result["points"]
     assert result["scores"] == [expected] * 3
+
+
+@PROPERTY_SETTINGS
+@given(
+    options=modes, seed=seeds, hand_size=st.integers(min_value=1, max_value=5), order=st.permutations(DECK)
+)
+def test_property_explicit_deals_of_any_hand_size_play_all_27_cards(
+    options: dict[str, Any], seed: int, hand_size: int, order: list[str]
+) -> None:
+    """Explicit deals: hands of 1-5 cards plus the rest as draw pile play out all 27 cards in 9 rounds."""
+    hands = [order[i * hand_size : (i + 1) * hand_size] for i in range(3)]
+    state = GAME.new_game(3, options, seed, deal={"hands": hands, "draw": order[3 * hand_size :]})
+    assert [sorted(h) for h in state["hands"]] == [sorted(h) for h in hands]
+    rng = random.Random(seed)
+    while not GAME.is_over(state):
+        seat = GAME.to_move(state)[0]
+        GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
+        assert sorted(_cards_in_play(state)) == sorted(DECK)
+    assert state["round"] == 9 and len(state["discard"]) == 27
