@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games.base import GameError
 from games.tricky_teams import GAME
 from games.tricky_teams.cards import RANK, coin_values, full_deck, sort_hand
 
@@ -149,3 +150,33 @@ def test_explicit_partial_deals_play_through(seats: int, seed: int, size: int) -
     coins = coin_values(state["header"]["options"]["coins"])
     assert sum(state["coins"][0]) == sum(coins[card] for hand in hands for card in hand)
     assert GAME.replay(state["header"], state["actions"]) == state
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-10, 10)
+    | st.floats(allow_nan=False)
+    | st.sampled_from(
+        ["play", "take-loot", "choose-leader", "red-4", "flag-0", "green", "red-8", "seat", "card", ""]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["type", "card", "wish", "seat", "team", "x"]), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(move=JSON_VALUES, seat=st.integers(-1, 4) | st.none() | st.booleans())
+def test_any_json_move_is_applied_or_rejected_with_a_game_error(move: Any, seat: Any) -> None:
+    """Whatever JSON arrives as a move, apply either accepts it or raises a typed GameError."""
+    state = GAME.new_game(
+        4, {"raids": 1}, seed=1, deal={"hands": [["red-4"], ["red-8"], ["blue-4"], ["green-2"]]}
+    )
+    before = json.dumps(state, sort_keys=True)
+    try:
+        GAME.apply(state, seat, move)
+    except GameError:
+        assert json.dumps(state, sort_keys=True) == before
