@@ -181,3 +181,35 @@ def test_property_explicit_deals_of_any_hand_size_play_all_27_cards(
         GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
         assert sorted(_cards_in_play(state)) == sorted(DECK)
     assert state["round"] == 9 and len(state["discard"]) == 27
+
+
+def _shuffle_hidden(state: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+    """A copy where every card and task hidden from `seat` is reshuffled (sizes kept)."""
+    other = json.loads(json.dumps(state))
+    others = [s for s in range(3) if s != seat]
+    pool = sum((other["hands"][s] for s in others), []) + other["draw"]
+    rng.shuffle(pool)
+    for s in others:
+        size = len(other["hands"][s])
+        other["hands"][s], pool = sorted(pool[:size], key=DECK.index), pool[size:]
+    other["draw"] = pool
+    for pile in [*other["piles"].values(), other["story"] or []]:
+        rng.shuffle(pile)
+    return other
+
+
+@PROPERTY_SETTINGS
+@given(options=modes, seed=seeds, choices=seeds)
+def test_property_a_view_never_changes_when_only_hidden_cards_change(
+    options: dict[str, Any], seed: int, choices: int
+) -> None:
+    """Hidden information: reshuffling what a seat can't see (others' hands, piles) leaves its view as is."""
+    rng = random.Random(choices)
+
+    def check(state: dict[str, Any], events: list[Any]) -> None:
+        if GAME.is_over(state):
+            return
+        for seat in range(3):
+            assert GAME.view(_shuffle_hidden(state, seat, rng), seat) == GAME.view(state, seat)
+
+    _random_walk(options, seed, choices, check)
