@@ -54,6 +54,15 @@ def sort_hand(cards: list[str]) -> list[str]:
     return sorted(cards, key=SORT_KEY.__getitem__)
 
 
+# The coin table is keyed by the rank as a string (JSON object keys are strings).
+RANK_KEY: dict[str, str] = {card: str(rank) for card, rank in RANK.items()}
+
+
 def coin_values(coins: dict[str, int]) -> dict[str, int]:
     """Coins per card id from a rank -> coins table."""
-    return {card: coins[str(RANK[card])] for card in ALL_IDS}
+    return {card: coins[RANK_KEY[card]] for card in ALL_IDS}
+
+
+def pile_coins(pile: list[str], coins: dict[str, int]) -> int:
+    """The silver coins of a loot pile under a rank -> coins table (Countess 2, flag 0 by default)."""
+    return sum([coins[RANK_KEY[card]] for card in pile])

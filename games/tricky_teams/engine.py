@@ -18,7 +18,7 @@ from games.tricky_teams.cards import (
     RANK,
     TEAM,
     TEAMS,
-    coin_values,
+    pile_coins,
 )
 from games.tricky_teams.deal import deal_from_seed, red_drummer_leads, validate_deal
 from games.tricky_teams.moves import parse_move
@@ -381,8 +381,8 @@ def cooks_join_loot(state: State) -> None:
 def end_raid(state: State, events: list[Event]) -> None:
     """Count each loot pile's coins, then deal the next raid or end the game."""
     cooks_join_loot(state)
-    value = coin_values(state["header"]["options"]["coins"])
-    coins = [sum(value[card] for card in pile) for pile in state["loot"]]
+    table = state["header"]["options"]["coins"]
+    coins = [pile_coins(pile, table) for pile in state["loot"]]
     state["coins"].append(coins)
     totals = [sum(raid[seat] for raid in state["coins"]) for seat in range(state["seats"])]
     events.append({"type": "raid-ended", "raid": state["raid"], "coins": coins, "totals": totals})
