@@ -15,6 +15,11 @@ SELECTORS = ("every", "any", "two")
 TASK_KEYS = {"id", "level", "points", "text", "condition"}
 CLAUSE_KEYS = {"colour", "min", "max"}
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+# Only bare colour placeholders: a format spec like {0:>99999999} would let a deck blow up views.
+PLACEHOLDER_OR_ESCAPE = re.compile(r"\{[012]\}|\{\{|\}\}")
+MAX_TEXT = 200
+MAX_TASKS = 100
+MAX_CLAUSES = 6
 
 Task = dict[str, Any]
 
@@ -66,15 +71,14 @@ def _check_task(index: int, task: object, colours: tuple[str, ...]) -> Task:
         raise InvalidOptions(f"{where}: level must be 1, 2 or 3")
     if not (_is_int(task["points"]) and task["points"] >= 0):
         raise InvalidOptions(f"{where}: points must be a non-negative integer")
-    if not isinstance(task["text"], str) or not task["text"]:
-        raise InvalidOptions(f"{where}: text must be a non-empty string")
-    try:
-        render_text(task, colours)
-    except (IndexError, KeyError, ValueError):
-        raise InvalidOptions(f"{where}: text may only use the placeholders {{0}}, {{1}}, {{2}}") from None
+    if not isinstance(task["text"], str) or not 0 < len(task["text"]) <= MAX_TEXT:
+        raise InvalidOptions(f"{where}: text must be a string of 1 to {MAX_TEXT} characters")
+    bare = PLACEHOLDER_OR_ESCAPE.sub("", task["text"])
+    if "{" in bare or "}" in bare:
+        raise InvalidOptions(f"{where}: text may only use the placeholders {{0}}, {{1}}, {{2}}")
     condition = task["condition"]
-    if not isinstance(condition, list) or not condition:
-        raise InvalidOptions(f"{where}: condition must be a non-empty list of clauses")
+    if not isinstance(condition, list) or not 0 < len(condition) <= MAX_CLAUSES:
+        raise InvalidOptions(f"{where}: condition must be a list of 1 to {MAX_CLAUSES} clauses")
     for number, clause in enumerate(condition):
         _check_clause(f"{where} clause {number}", clause)
     return task
@@ -82,8 +86,8 @@ def _check_task(index: int, task: object, colours: tuple[str, ...]) -> Task:
 
 def validate_deck(tasks: object, colours: tuple[str, ...]) -> list[Task]:
     """Check a replacement deck; raise InvalidOptions saying what is wrong."""
-    if not isinstance(tasks, list):
-        raise InvalidOptions("tasks must be a list of task objects")
+    if not isinstance(tasks, list) or len(tasks) > MAX_TASKS:
+        raise InvalidOptions(f"tasks must be a list of at most {MAX_TASKS} task objects")
     checked = [_check_task(index, task, colours) for index, task in enumerate(tasks)]
     ids = [task["id"] for task in checked]
     duplicates = sorted({task_id for task_id in ids if ids.count(task_id) > 1})

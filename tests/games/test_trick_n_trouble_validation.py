@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from games.base import InvalidDeal, InvalidOptions
+from games.base import GameError, InvalidDeal, InvalidOptions
 from games.trick_n_trouble import GAME
 from games.trick_n_trouble.tasks import builtin_deck
 from tests.games.test_trick_n_trouble_support import DECK, SMALL_DECK, task
@@ -75,7 +77,7 @@ def _with(index: int, **changes: Any) -> list[dict[str, Any]]:
 
 
 BAD_DECKS = [
-    ("not a list", {"id": "x"}, "tasks must be a list"),
+    ("not a list", {"id": "x"}, "tasks must be a list of at most 100"),
     ("not an object", ["x", *SMALL_DECK], "tasks[0]: a task must be an object"),
     (
         "missing key",
@@ -87,7 +89,12 @@ BAD_DECKS = [
     ("level 4", _with(0, level=4), "level must be 1, 2 or 3"),
     ("negative points", _with(0, points=-1), "points must be a non-negative integer"),
     ("bad placeholder", _with(0, text="At least 5 {3}"), "placeholders"),
-    ("empty condition", _with(0, condition=[]), "condition must be a non-empty list"),
+    ("format spec", _with(0, text="{0:>100000000}"), "placeholders"),
+    ("stray brace", _with(0, text="At least 5 {0"), "placeholders"),
+    ("text too long", _with(0, text="x" * 201), "1 to 200 characters"),
+    ("too many clauses", _with(0, condition=[{"colour": 0, "min": 1}] * 7), "1 to 6 clauses"),
+    ("too many tasks", SMALL_DECK * 13, "at most 100 task objects"),
+    ("empty condition", _with(0, condition=[]), "condition must be a list of 1 to 6 clauses"),
     ("bad colour", _with(0, condition=[{"colour": "red", "min": 1}]), "colour must be 0, 1, 2"),
     ("colour 3", _with(0, condition=[{"colour": 3, "min": 1}]), "colour must be 0, 1, 2"),
     ("no bounds", _with(0, condition=[{"colour": 0}]), "needs 'min' or 'max'"),
@@ -171,3 +178,38 @@ def test_a_full_explicit_deal_fixes_hands_draw_pile_and_task_piles() -> None:
     assert state["face_up"] == piles["1"][:3] + [piles["2"][0], piles["3"][0]]
     assert state["piles"] == {"1": piles["1"][3:], "2": piles["2"][1:], "3": piles["3"][1:]}
     assert GAME.replay(state["header"], []) == state
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=12) | st.sampled_from(DECK),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20,
+)
+option_values = st.just({}) | st.dictionaries(
+    st.sampled_from(sorted(GAME.default_options(3))), json_values, max_size=4
+)
+deal_values = st.none() | st.dictionaries(
+    st.sampled_from(["hands", "draw", "tasks", "story", "x"]), json_values
+)
+move_values = json_values | st.fixed_dictionaries(
+    {"type": st.sampled_from(["play", "pass-card", "choose-task-level", "switch-task", "keep-tasks"])},
+    optional={"card": json_values, "level": json_values, "task": json_values, "extra": json_values},
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(options=option_values, deal=deal_values, seed=st.integers() | st.none(), moves=st.lists(move_values))
+def test_any_json_input_is_either_accepted_or_a_game_error(
+    options: dict[str, Any], deal: Any, seed: int | None, moves: list[Any]
+) -> None:
+    """Robustness: whatever JSON the API passes in, the engine answers with a state or a GameError."""
+    try:
+        state = GAME.new_game(3, options, seed, deal)
+    except GameError:
+        return
+    for move in moves:
+        try:
+            GAME.apply(state, GAME.to_move(state)[0], move)
+        except GameError:
+            pass
+    assert GAME.replay(state["header"], state["actions"]) == state
