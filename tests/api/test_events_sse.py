@@ -119,3 +119,24 @@ def test_stream_is_redacted_per_reader(live_server: LiveServer, client: FlaskCli
             if "private" in event:
                 assert reader in event["private"]["seats"]
     assert requests.get(url, headers=auth("bad"), timeout=10).status_code == 403
+
+
+def test_stream_ends_promptly_when_the_game_ends_meanwhile(
+    live_server: LiveServer, client: FlaskClient
+) -> None:
+    """Rule: a reader blocked on a live game sees its last events and `end: finished` when it ends."""
+    created = create(client, "trick-n-trouble", 3, seed=31)
+    game_id, tokens = created["game_id"], tokens_of(created)
+    rng = random.Random(31)
+    finisher = threading.Thread(target=lambda: (time.sleep(0.5), play_out([client], game_id, tokens, rng)))
+    url = f"{live_server.url}/games/{game_id}/events/stream?timeout=30"
+    started = time.monotonic()
+    with requests.get(url, stream=True, timeout=40) as response:
+        finisher.start()
+        messages = _read_sse(response)
+    finisher.join()
+    assert messages[-1][0] == "end" and messages[-1][2]["reason"] == "finished"
+    expected = client.get(f"/games/{game_id}/events").get_json()["events"]
+    # Same events in the same order; those sent while the game was live were redacted then.
+    assert [m[2]["id"] for m in messages if m[0] == "game-event"] == [e["id"] for e in expected]
+    assert time.monotonic() - started < 25, "the end is noticed well before the stream's timeout"
