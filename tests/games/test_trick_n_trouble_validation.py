@@ -197,7 +197,7 @@ move_values = json_values | st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(options=option_values, deal=deal_values, seed=st.integers() | st.none(), moves=st.lists(move_values))
 def test_any_json_input_is_either_accepted_or_a_game_error(
     options: dict[str, Any], deal: Any, seed: int | None, moves: list[Any]
