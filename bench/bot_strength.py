@@ -97,7 +97,9 @@ def run(
     """Map `func` over `jobs` on the pool; the results in order and the wall time."""
     started = time.perf_counter()
     results = pool.map(func, jobs, chunksize=1)
-    return results, time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    print(f"  {func.__name__} x {len(jobs)}: {seconds:.0f} s", file=sys.stderr, flush=True)
+    return results, seconds
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,36 +24,50 @@ class BundledBot(Bot):
         self.name = name
         self.games = tuple(policies)
         self._policies = dict(policies)
-        # Bounded so a bot serving many matches never grows without limit; LRU order.
+        # Bounded so a bot serving many matches never grows without limit; LRU order. The server
+        # is threaded (several matches at once), so the table itself is guarded by a lock.
         self._memory: OrderedDict[str, Memory] = OrderedDict()
+        self._lock = threading.Lock()
 
-    def memory_for(self, match_id: str) -> Memory:
-        """The memory of one match (created on first use, also when /start was missed)."""
-        memory = self._memory.get(match_id)
+    def memory_for(self, match_id: str, seat: int = 0) -> Memory:
+        """The memory of one seat in one match (created on first use, also when /start was missed)."""
+        with self._lock:
+            return self._memory_locked(_key(match_id, seat))
+
+    def _memory_locked(self, key: str) -> Memory:
+        memory = self._memory.get(key)
         if memory is None:
             memory = {}
-            self._memory[match_id] = memory
+            self._memory[key] = memory
             while len(self._memory) > MAX_MATCHES_REMEMBERED:
                 self._memory.popitem(last=False)
         else:
-            self._memory.move_to_end(match_id)
+            self._memory.move_to_end(key)
         return memory
 
     def start(self, message: dict[str, Any]) -> None:
         """Fresh memory for the match."""
-        self._memory.pop(message["match_id"], None)
-        self.memory_for(message["match_id"])
+        with self._lock:
+            key = _key(message["match_id"], message["seat"])
+            self._memory.pop(key, None)
+            self._memory_locked(key)
 
     def move(self, message: Message) -> Move:
         """Ask the game's policy; fall back to the first legal move for a game it doesn't play."""
         policy = self._policies.get(message["game"])
         if policy is None:
             return dict(message["legal_moves"][0])
-        return policy(message, self.memory_for(message["match_id"]))
+        return policy(message, self.memory_for(message["match_id"], message["seat"]))
 
     def end(self, message: dict[str, Any]) -> None:
         """Forget the match."""
-        self._memory.pop(message["match_id"], None)
+        with self._lock:
+            self._memory.pop(_key(message["match_id"], message["seat"]), None)
+
+
+def _key(match_id: str, seat: int) -> str:
+    # A bot may fill several seats of one match (fewer entrants than seats): one memory per seat.
+    return f"{match_id}#{seat}"
 
 
 def _random() -> BundledBot:
