@@ -93,3 +93,24 @@ def test_version_only_goes_up_and_stale_writes_change_nothing(
             assert stored.state == {"n": version - 1 if version > 1 else 0}
     finally:
         repo.client.delete(repo.key_for("game", game_id), repo.key_for("events", game_id))
+
+
+def test_concurrent_joins_of_one_seat_give_it_once(live_server: LiveServer) -> None:
+    """Rule: claiming an open seat is atomic: of 20 simultaneous joins of seat 1 exactly one gets it."""
+    base = live_server.url
+    created = requests.post(
+        f"{base}/games", json={"game": "trick-n-trouble", "seats": 3, "open_seats": [1, 2]}, timeout=10
+    ).json()
+    barrier = threading.Barrier(20)
+
+    def join(_: int) -> int:
+        barrier.wait(timeout=30)
+        return requests.post(
+            f"{base}/games/{created['game_id']}/join", json={"seat": 1}, timeout=30
+        ).status_code
+
+    with ThreadPoolExecutor(20) as pool:
+        statuses = list(pool.map(join, range(20)))
+    assert statuses.count(201) == 1 and statuses.count(409) == 19
+    game = requests.get(f"{base}/games/{created['game_id']}", timeout=10).json()
+    assert game["open_seats"] == [2] and game["version"] == 2
