@@ -25,7 +25,7 @@ View = dict[str, Any]
 CARD_REACH = 7.0
 # An exact sum is rarely hit by two more cards.
 EXACT_DISCOUNT = 0.35
-# Below this chance of being reached a face-up task is switched (when switching is allowed).
+# The least reachable face-up task is switched unless its chance is at least this (when allowed).
 HOPELESS = 0.7
 # Whether the lead player starts a round of passing.
 PASSING = False
@@ -101,13 +101,19 @@ def _card_vector(card: Card) -> list[int]:
     return [card.value if colour in card.colours else 0 for colour in range(3)]
 
 
+def _table_and_unseen(view: View) -> tuple[dict[str, Card], list[list[int]]]:
+    """The edition's card table and the colour vectors of every card this seat cannot see."""
+    table = card_table(tuple(view["options"]["colours"]))
+    return table, [_card_vector(table[card]) for card in _unseen_cards(view, table)]
+
+
 def task_worth(view: View, task: dict[str, Any]) -> float:
     """What fulfilling a task is worth to the team: its points, or one task in story mode."""
     return 1.0 if view["options"]["story"] else float(task["points"])
 
 
 def play_value(view: View, card_id: str, table: dict[str, Card], unseen: list[list[int]]) -> float:
-    """Expected task points of the trick if this seat plays `card_id` now."""
+    """Expected task worth of the trick if this seat plays `card_id` now."""
     cards = [played["card"] for played in view["trick"]] + [card_id]
     sums = colour_sums(cards, table)
     remaining = 3 - len(cards)
@@ -115,9 +121,8 @@ def play_value(view: View, card_id: str, table: dict[str, Card], unseen: list[li
 
 
 def choose_play(view: View, legal: list[Move], rng: random.Random) -> Move:
-    """The legal card with the best expected task points, the weakest among equals."""
-    table = card_table(tuple(view["options"]["colours"]))
-    unseen = [_card_vector(table[card]) for card in _unseen_cards(view, table)]
+    """The legal card with the best expected task worth, less a cost for spending strong cards."""
+    table, unseen = _table_and_unseen(view)
     worths = [task_worth(view, task) for task in view["tasks"]] or [0.0]
     # Spending a strong card costs a share of what an average face-up task is worth.
     waste = WASTE_SHARE * sum(worths) / len(worths)
@@ -136,9 +141,8 @@ def lead_chance(view: View, task: dict[str, Any], table: dict[str, Card], unseen
 
 
 def choose_switch(view: View, legal: list[Move], rng: random.Random) -> Move:
-    """Switch the least reachable face-up task if it looks hopeless, else keep."""
-    table = card_table(tuple(view["options"]["colours"]))
-    unseen = [_card_vector(table[card]) for card in _unseen_cards(view, table)]
+    """Switch the least reachable face-up task unless even that one looks likely, else keep."""
+    table, unseen = _table_and_unseen(view)
     chances = {task["id"]: lead_chance(view, task, table, unseen) for task in view["tasks"]}
     if not chances:
         return {"type": "keep-tasks"}
@@ -146,12 +150,10 @@ def choose_switch(view: View, legal: list[Move], rng: random.Random) -> Move:
     if chances[worst] >= HOPELESS:
         return {"type": "keep-tasks"}
     options = [move for move in legal if move.get("task") == worst]
-    if len(options) == 1:
-        return options[0]
-    return choose_level([{"type": "choose-task-level", "level": m["level"]} for m in options]) | {
-        "type": "switch-task",
-        "task": worst,
-    }
+    if "level" not in options[0]:
+        return options[0]  # story mode: the replacement is the top of the single pile
+    level = preferred_level([move["level"] for move in options])
+    return next(move for move in options if move["level"] == level)
 
 
 def lead_value(view: View, card_id: str, table: dict[str, Card], unseen: list[list[int]]) -> float:
@@ -162,15 +164,13 @@ def lead_value(view: View, card_id: str, table: dict[str, Card], unseen: list[li
 
 def choose_pass(view: View, legal: list[Move], rng: random.Random) -> Move:
     """Give away the card least useful for the face-up tasks."""
-    table = card_table(tuple(view["options"]["colours"]))
-    unseen = [_card_vector(table[card]) for card in _unseen_cards(view, table)]
+    table, unseen = _table_and_unseen(view)
     return min(legal, key=lambda move: (lead_value(view, move["card"], table, unseen), rng.random()))
 
 
-def choose_level(legal: list[Move]) -> Move:
-    """The most preferred level that still has tasks."""
-    levels = {move["level"]: move for move in legal}
-    return next(levels[level] for level in LEVEL_PREFERENCE if level in levels)
+def preferred_level(levels: list[int]) -> int:
+    """The most preferred of the levels on offer."""
+    return next(level for level in LEVEL_PREFERENCE if level in levels)
 
 
 def choose(view: View, legal_moves: list[Move], rng: random.Random) -> Move:
@@ -179,7 +179,7 @@ def choose(view: View, legal_moves: list[Move], rng: random.Random) -> Move:
     if "play" in kinds:
         return choose_play(view, legal_moves, rng)
     if "choose-task-level" in kinds:
-        return choose_level(legal_moves)
+        return {"type": "choose-task-level", "level": preferred_level([m["level"] for m in legal_moves])}
     if "keep-tasks" in kinds:
         return choose_switch(view, legal_moves, rng)
     if "skip-passing" in kinds:
