@@ -9,7 +9,8 @@ same tournament (same seed) is run `--runs` times and the medians are printed:
 - matches/min and bot decisions/s, from the tournament's first match start to its finish;
 - the harness's own time per decision: a match's wall time minus the time spent waiting on
   the bots (HTTP calls included), over its decisions -- engine, Redis writes, WAL, leases;
-- the harness's CPU time per decision (the work-horse's process time, HTTP client included):
+- the harness's CPU time per decision (the work-horse's process time), with and without the
+  CPU spent inside the bot calls (the requests/urllib3 client, signing, JSON of the message):
   the same cost without the waiting that a loaded machine adds to wall time.
 
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
@@ -130,6 +131,7 @@ def run_once(
     harness_s = sum(r["timing"]["wall_s"] - r["timing"]["bot_s"] for r in results)
     bot_s = sum(r["timing"]["bot_s"] for r in results)
     cpu_s = sum(r["timing"]["cpu_s"] for r in results)
+    call_cpu_s = sum(r["timing"]["call_cpu_s"] for r in results)
     return {
         "matches": len(results),
         "seconds": elapsed,
@@ -138,6 +140,7 @@ def run_once(
         "overhead_ms_per_decision": harness_s / decisions * 1000,
         "bot_ms_per_decision": bot_s / decisions * 1000,
         "harness_cpu_ms_per_decision": cpu_s / decisions * 1000,
+        "harness_cpu_excl_http_client_ms_per_decision": (cpu_s - call_cpu_s) / decisions * 1000,
     }
 
 

@@ -219,6 +219,7 @@ def _play(
     match_id = f"{tid}:{index}"
     started = time.monotonic()
     cpu_started = time.process_time()
+    call_cpu_s = 0.0  # CPU this process spends inside bot calls (HTTP client, signing, JSON)
     bot_s_before = acct.bot_s
     decisions_before = acct.decisions
     threshold = int(spec.get("fault_threshold", 3))
@@ -266,7 +267,9 @@ def _play(
                     "time_bank_ms": acct.bank_ms[seat],
                     "previous": acct.previous[seat],
                 }
+                cpu_before = time.process_time()
                 answer = clients[bot_id].move(message, legal, (deadline_ms + acct.bank_ms[seat]) / 1000)
+                call_cpu_s += time.process_time() - cpu_before
                 acct.bot_s += answer.elapsed_s
                 over_ms = int(answer.elapsed_s * 1000) - deadline_ms
                 if over_ms > 0:
@@ -317,6 +320,7 @@ def _play(
             "wall_s": time.monotonic() - started,
             # This process's CPU (engine, Redis client, HTTP client): load-independent, unlike wall time.
             "cpu_s": time.process_time() - cpu_started,
+            "call_cpu_s": call_cpu_s,
             "bot_s": acct.bot_s - bot_s_before,
             "decisions": acct.decisions - decisions_before,
             "resumed": resumed,
