@@ -110,18 +110,27 @@ def rlcard_bridge_playout() -> Playout | str:
     return timed_playouts(play_game)
 
 
-def measure(playout: Playout, seconds: float, runs: int) -> dict[str, Any]:
-    """Median decisions/s and games/s per CPU second over `runs` runs (after one short warm-up)."""
-    playout(min(0.3, seconds), 999)
-    rates = []
+def measure_all(playouts: dict[str, Playout], seconds: float, runs: int) -> dict[str, dict[str, Any]]:
+    """Per CPU second medians for every playout, the runs interleaved (round r of every playout, then r+1).
+
+    Interleaving exposes engines and peers to the same background load, so the per-round ratios
+    are steadier than ratios of separately measured medians on a shared machine.
+    """
+    for playout in playouts.values():
+        playout(min(0.3, seconds), 999)  # warm-up
+    rates: dict[str, list[tuple[float, float, float]]] = {name: [] for name in playouts}
     for run in range(runs):
-        decisions, games, cpu, wall = playout(seconds, run)
-        rates.append((decisions / cpu, games / cpu, decisions / wall))
+        for name, playout in playouts.items():
+            decisions, games, cpu, wall = playout(seconds, run)
+            rates[name].append((decisions / cpu, games / cpu, decisions / wall))
     return {
-        "decisions_per_s": statistics.median(r[0] for r in rates),
-        "games_per_s": statistics.median(r[1] for r in rates),
-        "wall_decisions_per_s": statistics.median(r[2] for r in rates),
-        "runs": [round(r[0]) for r in rates],
+        name: {
+            "decisions_per_s": statistics.median(r[0] for r in rs),
+            "games_per_s": statistics.median(r[1] for r in rs),
+            "wall_decisions_per_s": statistics.median(r[2] for r in rs),
+            "runs": [round(r[0]) for r in rs],
+        }
+        for name, rs in rates.items()
     }
 
 
@@ -145,31 +154,34 @@ def main() -> None:
     print(
         f"engine bench: {pin_to_one_core()}, {args.runs} runs x {args.seconds:.1f} CPU s, median; load {load}"
     )
-    results: dict[str, dict[str, Any]] = {}
+    engines: dict[str, Playout] = {}
     for name in sorted(GAMES):
         counts = GAMES[name].seat_counts
         seats = args.seats if args.seats in counts else counts[0]
-        results[f"{name} ({seats}p)"] = measure(engine_playout(name, seats), args.seconds, args.runs)
-    peers: dict[str, Playout | str] = {
+        engines[f"{name} ({seats}p)"] = engine_playout(name, seats)
+    peers: dict[str, Playout] = {}
+    for name, playout in {
         "openspiel hearts (C++)": openspiel_hearts_playout(),
         "rlcard bridge (Python)": rlcard_bridge_playout(),
-    }
-    peer_results: dict[str, dict[str, Any]] = {}
-    for name, playout in peers.items():
+    }.items():
         if isinstance(playout, str):
             print(f"{name}: NOT MEASURED: {playout}")
-            continue
-        peer_results[name] = measure(playout, args.seconds, args.runs)
+        else:
+            peers[name] = playout
+    results = measure_all({**engines, **peers}, args.seconds, args.runs)
     print(f"{'engine':<28}{'decisions/s':>14}{'games/s':>11}{'wall dec/s':>13}  runs (decisions/CPU s)")
-    for name, res in {**results, **peer_results}.items():
+    for name, res in results.items():
         print(
             f"{name:<28}{res['decisions_per_s']:>14,.0f}{res['games_per_s']:>11,.1f}"
             f"{res['wall_decisions_per_s']:>13,.0f}  {res['runs']}"
         )
-    for name, res in results.items():
-        for peer, pres in peer_results.items():
-            ratio = res["decisions_per_s"] / pres["decisions_per_s"]
-            print(f"{name} / {peer}: {ratio:.2f}x decisions/s")
+    for name in engines:
+        for peer in peers:
+            paired = [a / b for a, b in zip(results[name]["runs"], results[peer]["runs"], strict=True)]
+            print(
+                f"{name} / {peer}: {statistics.median(paired):.2f}x decisions/s "
+                f"(median of per-round ratios {', '.join(f'{x:.2f}' for x in paired)})"
+            )
 
 
 if __name__ == "__main__":
