@@ -221,3 +221,36 @@ def test_one_value_has_no_interval() -> None:
     doc = compute_standings([_res(0, 0, "AB", [2, 1])], ["A", "B"], cooperative=False, seed=1)
     assert _row(doc, "A")["score_ci"] is None and not _row(doc, "A")["separated"]
     assert Rating().ordinal == pytest.approx(0.0)
+
+
+@st.composite
+def _competitive_results(draw: st.DrawFn) -> tuple[list[str], list[dict[str, Any]]]:
+    entrants = ["A", "B", "C", "D"][: draw(st.integers(2, 4))]
+    results = []
+    for index in range(draw(st.integers(1, 12))):
+        seats = draw(st.lists(st.sampled_from(entrants), min_size=3, max_size=4))
+        scores = draw(st.lists(st.integers(0, 20), min_size=len(seats), max_size=len(seats)))
+        results.append(_res(index, index // 2, "".join(seats), scores))
+    return entrants, results
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=_competitive_results())
+def test_standings_invariants(data: tuple[list[str], list[dict[str, Any]]]) -> None:
+    """Properties: seat-games add up, every match has a winner, h2h is antisymmetric, CIs bracket means."""
+    entrants, results = data
+    doc = compute_standings(results, entrants, cooperative=False, seed=2, resamples=100)
+    rows = {r["entrant"]: r for r in doc["rows"]}
+    assert sum(r["games"] for r in rows.values()) == sum(len(r["seats"]) for r in results)
+    assert sum(r["wins"] for r in rows.values()) >= len(results)
+    assert all(r["shared_wins"] <= r["wins"] <= r["games"] for r in rows.values())
+    h2h = doc["head_to_head"]
+    for a in entrants:
+        for b in entrants:
+            if a != b:
+                assert h2h[a][b]["wins"] == h2h[b][a]["losses"] and h2h[a][b]["ties"] == h2h[b][a]["ties"]
+    for row in rows.values():
+        if row["score_ci"] is not None:
+            lo, hi = row["score_ci"]
+            assert lo - 1e-9 <= row["mean_score"] <= hi + 1e-9 or row["games"] < 3
+    assert [r["rank"] for r in doc["rows"]] == list(range(1, len(entrants) + 1))
