@@ -265,7 +265,7 @@ def join_game(body: dict[str, Any], game_id: str) -> Response:
 def get_game(game_id: str) -> Response:
     """With a seat token: that seat's view and legal moves; without: the spectator view."""
     svc = service()
-    stored = svc.load(game_id)
+    stored = svc.load(game_id, with_actions=False)
     token = bearer_token()
     seat = svc.authenticate(stored, token) if token is not None else None
     etag = f'"{stored.version}"'
@@ -283,7 +283,7 @@ def get_game(game_id: str) -> Response:
 def list_legal_moves(game_id: str) -> Response:
     """Every move the token's seat may post now, each exactly as postMove accepts it."""
     svc = service()
-    stored = svc.load(game_id)
+    stored = svc.load(game_id, with_actions=False)
     seat = svc.authenticate(stored, bearer_token())
     moves = svc.legal_for(stored, seat)
     return with_etag(
@@ -386,7 +386,7 @@ def stream_game_events(query: dict[str, Any], game_id: str) -> Response:
     """Server-sent events of the game, resumable with Last-Event-ID, bounded in time."""
     svc = service()
     token = bearer_token()
-    stored = svc.load(game_id)  # 404 / 401 / 403 before the stream starts
+    stored = svc.load(game_id, with_actions=False)  # 404 / 401 / 403 before the stream starts
     seat = svc.authenticate(stored, token) if token is not None else None
     cap = float(current_app.config["TRICKARENA_SSE_MAX_SECONDS"])
     lifetime = min(cap, float(query["timeout"])) if query["timeout"] is not None else cap

@@ -6,7 +6,10 @@ Layout (all keys under the configured prefix, see `key_for`):
   or, once the game is over, ``z`` (zlib of the final state and every event: a finished game
   is read-only, so it is stored compactly in one field);
 - ``game:<id>:events`` — a Redis stream of the live game's raw (unredacted) events, entry ids
-  ``<version>-<n>`` so "events since version V" is one XRANGE and SSE can XREAD BLOCK on it.
+  ``<version>-<n>`` so "events since version V" is one XRANGE and SSE can XREAD BLOCK on it;
+- ``game:<id>:actions`` — the live game's action list (``state["actions"]``), kept out of ``s``
+  because engines only ever append to it and it is most of a late state: a move reads and
+  writes a small state and pushes its new actions.
 
 Every write goes through a Lua script that compares the version and writes state, version and
 events in one atomic step, so concurrent writers cannot both win.
@@ -23,28 +26,38 @@ import redis
 
 from games.base import Event, State
 
-# Atomic compare-and-set of a move: version check, new state, version + 1, events appended.
-# ARGV: expected version, mode ('live' | 'final'), payload (state JSON, or the final zlib blob),
-# ttl seconds for a finished game (0 = none), then one JSON string per event.
+# Atomic compare-and-set of a move: version check, new state, version + 1, actions and events
+# appended.  KEYS: game hash, event stream, action list.  ARGV: expected version, mode ('live' |
+# 'final'), payload (state JSON without actions, or the final zlib blob), ttl seconds for a
+# finished game (0 = none), the total number of actions after the move, the number of trailing
+# actions sent, those actions, then one JSON string per event.  The script pushes only the
+# actions the list lacks, so a caller holding the full action list may send its tail.
 _COMMIT_LUA = """
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then return {-1, 0} end
 if current ~= ARGV[1] then return {0, tonumber(current)} end
 local new = tonumber(current) + 1
+local ntail = tonumber(ARGV[6])
 if ARGV[2] == 'final' then
   redis.call('HSET', KEYS[1], 'v', new, 'z', ARGV[3])
   redis.call('HDEL', KEYS[1], 's')
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[2], KEYS[3])
   local ttl = tonumber(ARGV[4])
   if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 else
+  local need = tonumber(ARGV[5]) - redis.call('LLEN', KEYS[3])
+  if need < 0 or need > ntail then return {-4, need} end
   redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3])
-  for i = 5, #ARGV do
-    redis.call('XADD', KEYS[2], new .. '-' .. (i - 5), 'e', ARGV[i])
+  for i = 7 + ntail - need, 6 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+  for i = 7 + ntail, #ARGV do
+    redis.call('XADD', KEYS[2], new .. '-' .. (i - 7 - ntail), 'e', ARGV[i])
   end
 end
 return {1, new}
 """
+
+# A caller with the full action list sends this many trailing actions; one move appends one.
+ACTION_TAIL = 16
 
 # Claim an open seat (a specific one, or the lowest open one) and record it as an event.
 # ARGV: seat ('' = any), token digest, seat count, event JSON template with a '%d' for the seat.
@@ -71,6 +84,11 @@ return {seat, new}
 def _dumps(data: object) -> bytes:
     """Compact JSON bytes; orjson because a move writes the whole state (10 KB late in a game)."""
     return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _dumps_without_actions(state: State) -> bytes:
+    """The state as stored in the hash: everything but the action list (stored on its own)."""
+    return _dumps({k: v for k, v in state.items() if k != "actions"})
 
 
 class RepositoryError(Exception):
@@ -107,6 +125,9 @@ class StoredGame:
     finished: bool
     # Only filled for a finished game (its events live in the compact blob).
     final_events: list[tuple[str, Event]] | None = None
+    # None: state["actions"] is complete.  Otherwise the state was read without its actions
+    # (`load_for_move`): this many are stored and state["actions"] holds only later ones.
+    actions_base: int | None = None
 
     @property
     def open_seats(self) -> list[int]:
@@ -143,12 +164,15 @@ class GameRepository:
         return cls(client, prefix=prefix, finished_ttl=finished_ttl)
 
     def key_for(self, kind: str, game_id: str) -> str:
-        """The Redis key of one game's record (`kind` "game") or event stream ("events")."""
+        """The Redis key of one game's hash (`kind` "game"), event stream ("events") or action list."""
         if kind == "game":
             return f"{self.prefix}game:{game_id}"
-        if kind == "events":
-            return f"{self.prefix}game:{game_id}:events"
+        if kind in ("events", "actions"):
+            return f"{self.prefix}game:{game_id}:{kind}"
         raise ValueError(f"unknown key kind {kind!r}")
+
+    def _keys(self, game_id: str) -> list[str]:
+        return [self.key_for(kind, game_id) for kind in ("game", "events", "actions")]
 
     def ping(self) -> bool:
         """True when Redis answers."""
@@ -168,25 +192,47 @@ class GameRepository:
             "v": 1,
             "g": game,
             "n": seats,
-            "s": _dumps(state),
+            "s": _dumps_without_actions(state),
         }
         if seed is not None:
             mapping["seed"] = seed
         for seat, digest in token_digests.items():
             mapping[f"t{seat}"] = digest
-        key = self.key_for("game", game_id)
-        # HSETNX-style guard is unnecessary: 64 random bits make id collisions negligible.
-        self.client.hset(key, mapping=mapping)  # type: ignore[arg-type]
+        # No guard against an existing id: 64 random bits make collisions negligible.
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(self.key_for("game", game_id), mapping=mapping)  # type: ignore[arg-type]
+        if state.get("actions"):
+            pipe.rpush(self.key_for("actions", game_id), *[_dumps(a) for a in state["actions"]])
+        pipe.execute()
         return 1
 
     def load(self, game_id: str) -> StoredGame:
-        """Read one game (state, version, token digests) in one round trip."""
-        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("game", game_id)))
+        """Read one game (state with all its actions, version, token digests) in one round trip."""
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hgetall(self.key_for("game", game_id))
+        pipe.lrange(self.key_for("actions", game_id), 0, -1)
+        raw, actions = pipe.execute()
         if not raw or b"v" not in raw:
             raise NoSuchGame(game_id)
-        return self._decode(game_id, raw)
+        return self._decode(game_id, raw, actions)
 
-    def _decode(self, game_id: str, raw: dict[bytes, bytes]) -> StoredGame:
+    def load_for_move(self, game_id: str) -> StoredGame:
+        """Read one game for a move: the state without its stored actions (see `actions_base`)."""
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hgetall(self.key_for("game", game_id))
+        pipe.llen(self.key_for("actions", game_id))
+        raw, count = pipe.execute()
+        if not raw or b"v" not in raw:
+            raise NoSuchGame(game_id)
+        return self._decode(game_id, raw, None, actions_base=int(count))
+
+    def _decode(
+        self,
+        game_id: str,
+        raw: dict[bytes, bytes],
+        actions: list[bytes] | None,
+        actions_base: int | None = None,
+    ) -> StoredGame:
         digests = {int(k[1:]): v for k, v in raw.items() if k.startswith(b"t") and k[1:].isdigit()}
         seed = int(raw[b"seed"]) if b"seed" in raw else None
         final_events = None
@@ -194,8 +240,11 @@ class GameRepository:
             blob = orjson.loads(zlib.decompress(raw[b"z"]))
             state = blob["state"]
             final_events = [(eid, ev) for eid, ev in blob["events"]]
+            actions_base = None  # the final blob holds the complete state
         else:
             state = orjson.loads(raw[b"s"])
+            # One parse of the joined list instead of one per action.
+            state["actions"] = orjson.loads(b"[" + b",".join(actions) + b"]") if actions else []
         return StoredGame(
             game_id=game_id,
             game=raw[b"g"].decode(),
@@ -206,34 +255,57 @@ class GameRepository:
             token_digests=digests,
             finished=b"z" in raw,
             final_events=final_events,
+            actions_base=actions_base,
         )
 
     def commit(
-        self, game_id: str, expected_version: int, state: State, events: list[Event], final: bool
+        self,
+        game_id: str,
+        expected_version: int,
+        state: State,
+        events: list[Event],
+        final: bool,
+        *,
+        actions_base: int | None = None,
     ) -> int:
         """Compare-and-set: write `state` and append `events` iff the version is still `expected_version`.
 
-        A final write (the game just ended) stores state and the whole event log compressed in one
-        field and drops the stream; returns the new version.
+        `state` carries its full action list, or (with `actions_base`, from `load_for_move`) only
+        the actions after the first `actions_base` stored ones.  A final write (the game just
+        ended) stores state and the whole event log compressed in one field and drops the stream
+        and the action list; returns the new version.
         """
-        keys = [self.key_for("game", game_id), self.key_for("events", game_id)]
+        actions = state.get("actions", [])
         ttl = self.finished_ttl or 0
         if final:
-            # Every earlier event is needed for the blob; if the stream moved on meanwhile, the
-            # version check below fails and nothing is written.
+            # Every earlier event and action is needed for the blob; if the game moved on
+            # meanwhile, the version check below fails and nothing is written.
             new_version = expected_version + 1
-            log = self.raw_events(game_id)
+            pipe = self.client.pipeline(transaction=True)
+            pipe.xrange(self.key_for("events", game_id))
+            pipe.lrange(self.key_for("actions", game_id), 0, -1)
+            entries, stored_actions = pipe.execute()
+            log = [(_stream_id(eid), orjson.loads(fields[b"e"])) for eid, fields in entries]
             log += [(f"{new_version}-{i}", ev) for i, ev in enumerate(events)]
-            blob = zlib.compress(_dumps({"state": state, "events": log}), 6)
-            args: list[Any] = [expected_version, "final", blob, ttl]
+            if actions_base is not None:
+                actions = [orjson.loads(a) for a in stored_actions[:actions_base]] + list(actions)
+            complete = dict(state)
+            complete["actions"] = actions
+            blob = zlib.compress(_dumps({"state": complete, "events": log}), 6)
+            args: list[Any] = [expected_version, "final", blob, ttl, 0, 0]
         else:
-            args = [expected_version, "live", _dumps(state), ttl]
+            total = len(actions) + (actions_base or 0)
+            tail = actions if actions_base is not None else actions[-ACTION_TAIL:]
+            args = [expected_version, "live", _dumps_without_actions(state), ttl, total, len(tail)]
+            args += [_dumps(a) for a in tail]
             args += [_dumps(ev) for ev in events]
-        status, version = self._commit(keys=keys, args=args)
+        status, version = self._commit(keys=self._keys(game_id), args=args)
         if status == -1:
             raise NoSuchGame(game_id)
         if status == 0:
             raise StaleWrite(int(version))
+        if status == -4:
+            raise RepositoryError(f"game {game_id}: the state's actions do not continue the stored ones")
         return int(version)
 
     def claim_seat(self, game_id: str, seat: int | None, digest: bytes, seats: int) -> tuple[int, int]:
@@ -262,10 +334,11 @@ class GameRepository:
         pipe = self.client.pipeline(transaction=True)
         pipe.hgetall(self.key_for("game", game_id))
         pipe.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0")
-        raw, entries = pipe.execute()
+        pipe.lrange(self.key_for("actions", game_id), 0, -1)
+        raw, entries, actions = pipe.execute()
         if not raw or b"v" not in raw:
             raise NoSuchGame(game_id)
-        stored = self._decode(game_id, raw)
+        stored = self._decode(game_id, raw, actions)
         if stored.final_events is not None:
             events = [(eid, ev) for eid, ev in stored.final_events if version_of(eid) > since_version]
         else:
@@ -280,7 +353,7 @@ class GameRepository:
     def memory_usage(self, game_id: str) -> int:
         """Bytes Redis uses for this game's keys (MEMORY USAGE, for the benchmark)."""
         total = 0
-        for kind in ("game", "events"):
+        for kind in ("game", "events", "actions"):
             used = self.client.memory_usage(self.key_for(kind, game_id), samples=0)
             total += int(used or 0)
         return total

@@ -130,7 +130,7 @@ class GameService:
 
     def join_game(self, game_id: str, seat: int | None = None) -> tuple[int, str, int]:
         """Claim `seat` (or the lowest open seat); returns (seat, token, new version)."""
-        stored = self._load(game_id)
+        stored = self._load(game_id, with_actions=False)
         if seat is not None and not 0 <= seat < stored.seats:
             raise errors.Unprocessable(
                 f"seat {seat} does not exist in a {stored.seats}-seat game", code="invalid_seat"
@@ -162,16 +162,16 @@ class GameService:
 
     def seat_for(self, game_id: str, token: str | None) -> int:
         """Resolve a token to its seat in `game_id` (for callers outside HTTP)."""
-        return self.authenticate(self._load(game_id), token)
+        return self.authenticate(self._load(game_id, with_actions=False), token)
 
     # -- reads ------------------------------------------------------------------------
-    def load(self, game_id: str) -> StoredGame:
-        """The stored game, or GameNotFound."""
-        return self._load(game_id)
+    def load(self, game_id: str, *, with_actions: bool = True) -> StoredGame:
+        """The stored game, or GameNotFound; views need no actions (`with_actions=False` reads less)."""
+        return self._load(game_id, with_actions=with_actions)
 
     def view(self, game_id: str, seat: int | None = None, *, token: str | None = None) -> dict[str, Any]:
         """The game as `seat` (or the token's seat; None: a spectator) may see it, with its legal moves."""
-        stored = self._load(game_id)
+        stored = self._load(game_id, with_actions=False)
         if token is not None:
             seat = self.authenticate(stored, token)
         return self.render(stored, seat)
@@ -204,7 +204,7 @@ class GameService:
         self, game_id: str, seat: int | None = None, *, token: str | None = None
     ) -> tuple[int, list[Any]]:
         """(version, every move `seat` may post now, exactly as `apply_move` accepts it)."""
-        stored = self._load(game_id)
+        stored = self._load(game_id, with_actions=False)
         if token is not None:
             seat = self.authenticate(stored, token)
         if seat is None:
@@ -276,7 +276,7 @@ class GameService:
         otherwise); without it a lost race is retried against the fresh state a few times.
         """
         for _attempt in range(MAX_MOVE_ATTEMPTS):
-            stored = self._load(game_id)
+            stored = self._load(game_id, with_actions=False)
             if token is not None:
                 seat = self.authenticate(stored, token)
             if seat is None:
@@ -318,7 +318,9 @@ class GameService:
                 raise errors.Unprocessable(exc.message, code=exc.code, details=exc.details) from None
             final = engine.is_over(state)
             try:
-                version = self.repository.commit(game_id, stored.version, state, events, final)
+                version = self.repository.commit(
+                    game_id, stored.version, state, events, final, actions_base=stored.actions_base
+                )
             except NoSuchGame:
                 raise errors.GameNotFound(f"no game {game_id}") from None
             except StaleWrite as exc:
@@ -337,14 +339,18 @@ class GameService:
                 state=state,
                 token_digests=stored.token_digests,
                 finished=final,
+                # A final write stored the complete state; a live one holds only the new actions.
+                actions_base=None if final else stored.actions_base,
             )
             return new, events
         raise errors.VersionConflict("the game changed concurrently; reload and retry")
 
     # -- helpers ----------------------------------------------------------------------
-    def _load(self, game_id: str) -> StoredGame:
+    def _load(self, game_id: str, *, with_actions: bool = True) -> StoredGame:
         try:
-            return self.repository.load(game_id)
+            if with_actions:
+                return self.repository.load(game_id)
+            return self.repository.load_for_move(game_id)
         except NoSuchGame:
             raise errors.GameNotFound(f"no game {game_id}") from None
 

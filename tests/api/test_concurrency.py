@@ -72,12 +72,12 @@ def test_version_only_goes_up_and_stale_writes_change_nothing(
     repo = GameRepository.from_url(redis_url, prefix=f"ta-test:{uuid.uuid4().hex[:12]}:")
     game_id = "00000000000000aa"
     try:
-        repo.create(game_id, "tricky-teams", 4, 1, {"n": 0}, {})
+        repo.create(game_id, "tricky-teams", 4, 1, {"n": 0, "actions": []}, {})
         expected_events = 0
         version = 1
         for lag, final in plan:
             claimed = version - lag
-            state: dict[str, Any] = {"n": claimed}
+            state: dict[str, Any] = {"n": claimed, "actions": [{"n": a} for a in range(claimed)]}
             if lag == 0:
                 new = repo.commit(game_id, claimed, state, [{"type": "x", "n": claimed}], False)
                 assert new == version + 1
@@ -90,9 +90,10 @@ def test_version_only_goes_up_and_stale_writes_change_nothing(
                     assert exc.current == version
             stored, events = repo.load_with_events(game_id)
             assert stored.version == version and len(events) == expected_events
-            assert stored.state == {"n": version - 1 if version > 1 else 0}
+            n = version - 1 if version > 1 else 0
+            assert stored.state == {"n": n, "actions": [{"n": a} for a in range(n)]}
     finally:
-        repo.client.delete(repo.key_for("game", game_id), repo.key_for("events", game_id))
+        repo.client.delete(*[repo.key_for(kind, game_id) for kind in ("game", "events", "actions")])
 
 
 def test_concurrent_joins_of_one_seat_give_it_once(live_server: LiveServer) -> None:
