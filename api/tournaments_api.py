@@ -201,10 +201,11 @@ class TournamentMatchSchema(Schema):
     rotation = fields.Integer(required=True)
     seats = fields.List(fields.String(), required=True, metadata={"description": "Bot id per seat."})
     status = fields.String(
-        required=True, validate=validate.OneOf(["pending", "playing", "finished", "cancelled"])
+        required=True, validate=validate.OneOf(["pending", "playing", "finished", "cancelled", "error"])
     )
     game_id = fields.String(required=True, allow_none=True)
     result = fields.Nested(TournamentMatchResultSchema)
+    error = fields.String(metadata={"description": "Why the match could not be played (retries exhausted)."})
 
 
 class TournamentMatchListSchema(Schema):

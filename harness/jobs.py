@@ -22,7 +22,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from rq import Queue, Retry
+from rq import Callback, Queue, Retry
 from rq.job import Job
 from rq.worker import Worker
 
@@ -58,6 +58,23 @@ def run_match_job(tid: str, index: int) -> dict[str, Any]:
             raise MatchBusy(f"match {tid}:{index} is held by another runner")
         finalize_if_complete(ctx, tid)
     return {"status": outcome.status, "completed": outcome.completed}
+
+
+def match_failed(job: Job, connection: Any, exc_type: type, value: BaseException, traceback: Any) -> None:
+    """RQ failure callback: once a match job has no retries left, record it as an error.
+
+    Without this an internal error (not a bot fault: those never fail a job) would leave the
+    tournament one result short forever. The error result counts towards completion and is
+    left out of the standings.
+    """
+    if job.retries_left:
+        return  # RQ retries it
+    from harness.tournaments import finalize_if_complete, record_match_error
+
+    tid, index = job.args[0], int(job.args[1])
+    ctx = _context()
+    record_match_error(ctx, tid, index, f"{getattr(exc_type, '__name__', 'Error')}: {value}")
+    finalize_if_complete(ctx, tid)
 
 
 def start_tournament_job(tid: str) -> int:
@@ -101,6 +118,7 @@ def enqueue_matches(ctx: HarnessContext, tid: str, indices: Iterable[int]) -> li
             failure_ttl=7 * 86400,
             # Immediate retries: a retried match waits for the dead runner's lease itself.
             retry=Retry(max=MATCH_RETRIES),
+            on_failure=Callback("harness.jobs.match_failed"),
         )
         for i in indices
     ]

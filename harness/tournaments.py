@@ -202,6 +202,8 @@ def list_matches(ctx: HarnessContext, tid: str) -> list[dict[str, Any]]:
         i = int(m["index"])
         res = results.get(i)
         status = "finished" if res else ("playing" if i in game_ids else "pending")
+        if res and res.get("error"):
+            status = "error"
         if record["status"] == "cancelled" and not res:
             status = "cancelled"
         row: dict[str, Any] = {
@@ -213,7 +215,9 @@ def list_matches(ctx: HarnessContext, tid: str) -> list[dict[str, Any]]:
             "status": status,
             "game_id": game_ids.get(i),
         }
-        if res:
+        if res and res.get("error"):
+            row["error"] = res["error"]
+        elif res:
             row["result"] = {k: res[k] for k in ("scores", "winners", "faults", "unrated")}
             if "team_score" in res:
                 row["result"]["team_score"] = res["team_score"]
@@ -226,6 +230,26 @@ def _prior(spec: dict[str, Any]) -> dict[str, Rating]:
     return {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
 
 
+def record_match_error(ctx: HarnessContext, tid: str, index: int, message: str) -> bool:
+    """Record a match that could not be played (retries exhausted) so the tournament can finish."""
+    match = ctx.store.match_spec(tid, index) or {}
+    record = {
+        "index": index,
+        "error": message[:500],
+        "seats": match.get("seats", []),
+        "deal": match.get("deal", 0),
+        "table": match.get("table", 0),
+        "rotation": match.get("rotation", 0),
+    }
+    recorded, _completed = ctx.store.record_result(tid, index, record)
+    return recorded
+
+
+def _played(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Matches recorded as errors count towards completion, not towards the standings.
+    return [r for r in results if not r.get("error")]
+
+
 def get_standings(ctx: HarnessContext, tid: str) -> dict[str, Any]:
     """Final standings once finished; live standings over the results so far before that."""
     record = _record(ctx, tid)
@@ -234,7 +258,11 @@ def get_standings(ctx: HarnessContext, tid: str) -> dict[str, Any]:
         return stored
     spec = record["spec"]
     doc = compute_standings(
-        ctx.store.results(tid), spec["entrants"], spec["cooperative"], spec["seed"], prior=_prior(spec)
+        _played(ctx.store.results(tid)),
+        spec["entrants"],
+        spec["cooperative"],
+        spec["seed"],
+        prior=_prior(spec),
     )
     doc.update({"tournament_id": tid, "final": False, "status": record["status"]})
     return doc
@@ -253,7 +281,11 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
         return False
     spec = record["spec"]
     doc = compute_standings(
-        ctx.store.results(tid), spec["entrants"], spec["cooperative"], spec["seed"], prior=_prior(spec)
+        _played(ctx.store.results(tid)),
+        spec["entrants"],
+        spec["cooperative"],
+        spec["seed"],
+        prior=_prior(spec),
     )
     doc.update({"tournament_id": tid, "final": True, "status": "finished"})
     ctx.store.save_standings(tid, doc)
@@ -489,7 +521,7 @@ def league_standings(ctx: HarnessContext, lid: str) -> dict[str, Any]:
         for b in record["spec"]["entrants"]:
             if b not in entrants:
                 entrants.append(b)
-        for res in ctx.store.results(tid):
+        for res in _played(ctx.store.results(tid)):
             # Make match and deal indices unique across rounds, keeping the round order.
             combined.append(
                 {

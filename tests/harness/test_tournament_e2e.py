@@ -194,3 +194,28 @@ def test_sigkill_of_a_worker_mid_match_loses_nothing(ctx: HarnessContext, worker
     assert sum(r["decisions"] for r in results) == sum(
         len(ctx.service.load(r["game_id"]).state["actions"]) for r in results
     )
+
+
+@pytest.mark.timeout(120)
+def test_a_match_that_cannot_be_played_is_recorded_as_an_error_and_the_tournament_finishes(
+    ctx: HarnessContext, workers: WorkerProcs
+) -> None:
+    """Rule: an internal failure (here the match's game is gone from Redis) exhausts the retries,
+    is recorded once as an error, stays out of the standings, and the tournament still finishes."""
+    with random_bots(ctx.bots, 2) as bots:
+        ids = [bot_id for bot_id, _ in bots]
+        info = create_tournament(ctx, "trick-n-trouble", 3, ids, deals=1, seed=6, enqueue=False)
+        tid = info["tournament_id"]
+        ctx.store.claim_game_id(tid, 0, "ffffffffffffffff")  # a game that does not exist (expired)
+        from harness.jobs import enqueue_matches
+
+        enqueue_matches(ctx, tid, range(info["progress"]["total"]))
+        workers.start(scheduler=False)
+        wait_for(lambda: _finished(ctx, tid), 100, "the tournament to finish")
+    matches = list_matches(ctx, tid)
+    assert matches[0]["status"] == "error" and "game" in matches[0]["error"].lower()
+    assert all(m["status"] == "finished" for m in matches[1:])
+    doc = get_standings(ctx, tid)
+    assert doc["matches"] == len(matches) - 1
+    record = ctx.store.tournament(tid)
+    assert record is not None and record["completed"] == record["total"] == len(matches)
