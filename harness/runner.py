@@ -243,6 +243,10 @@ def _play(
                     },
                     min(NOTIFY_TIMEOUT_S, deadline_ms / 1000),
                 )
+            # Slow /start answers (up to a deadline each) must not outlive the lease.
+            if not store.renew_lease(tid, index, token, ttl_ms):
+                raise LeaseLost(f"lost the lease of match {match_id}")
+            next_renew = time.monotonic() + ttl_ms / 3000
         while not (finished or engine.is_over(state)):
             now = time.monotonic()
             if now >= next_cancel_check:
