@@ -390,6 +390,7 @@ def _result_record(
         "timing": timing,
     }
     if is_cooperative(spec["game"]):
-        record["team_score"] = result.get("points", max(scores) if scores else 0)
+        # The team's score as the game scores it (points, or tasks in story mode); equal for every seat.
+        record["team_score"] = max(scores) if scores else 0
         record["reached"] = bool(result["winners"])
     return record
