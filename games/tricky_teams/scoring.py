@@ -51,27 +51,12 @@ def winning_team(plays: list[dict[str, Any]], totals: dict[str, int]) -> str:
     return first_to_reach_wins_tie(plays, tied, best)
 
 
-def in_team(card: str, team: str) -> bool:
-    """Whether `card` belongs to `team`; every 1 is also a Peasant (ruling 6), a flag is in no team."""
-    return RANK[card] == PEASANT if team == PEASANTS else TEAM[card] == team
-
-
 def loot_order(members: list[dict[str, Any]], team: str) -> list[dict[str, Any]]:
     """Ruling 8: strongest card chooses first, equal strength by play order; Peasants: the last 1 first."""
     if team == PEASANTS:
         return members[::-1]
     # sorted() is stable even with reverse=True, so equal strengths keep their play order.
     return sorted(members, key=_STRENGTH, reverse=True)
-
-
-def thief_steals(rank: int) -> bool:
-    """Ruling 8/10: a Thief (2) in the winning team takes all the loot and gets the lead."""
-    return rank == THIEF
-
-
-def strategist_chooses(rank: int) -> bool:
-    """Ruling 10: a Strategist (9) in the winning team chooses the next leader, Thief or not."""
-    return rank == STRATEGIST
 
 
 def next_leader(order_seats: list[int], thief: int | None, strategist: int | None) -> int | None:
@@ -115,17 +100,19 @@ def score_trick(
     if peasants:
         totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
     team = winning_team(plays, totals)
+    # Membership: every 1 is also a Peasant (ruling 6); a flag is in no team, so it is always loot.
+    key, wanted = (RANK, PEASANT) if team == PEASANTS else (TEAM, team)
     members: list[dict[str, Any]] = []
     loot: list[str] = []
     thief = strategist = None
     for play in plays:
         card = play["card"]
-        if in_team(card, team):
+        if key[card] == wanted:
             members.append(play)
             rank = RANK[card]
-            if thief_steals(rank):
+            if rank == THIEF:  # ruling 8/10: takes all the loot and gets the lead
                 thief = play["seat"]
-            elif strategist_chooses(rank):
+            elif rank == STRATEGIST:  # ruling 10: chooses the next leader, Thief or not
                 strategist = play["seat"]
         else:
             loot.append(card)
