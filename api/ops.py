@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, cast
 
 import redis
-from flask import Flask, Response, g, request
+from flask import Flask, Response, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -37,6 +37,7 @@ LOG_FORMAT_ENV = "TRICKARENA_LOG_FORMAT"
 QUEUE_ENV = "TRICKARENA_QUEUE"
 DEFAULT_QUEUE = "trickarena"
 REQUEST_ID_HEADER = "X-Request-ID"
+REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
 METRICS_KEY = "metrics"  # under the key prefix: a hash of platform-wide counters
 
 log = logging.getLogger("trickarena.access")
@@ -220,36 +221,43 @@ def init_app(app: Flask) -> None:
     queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
     registry = _registry(PlatformCollector(client, prefix, queue))
 
+    # Every request pays for these hooks, so they read the request object once (not through
+    # Flask's context-local proxies on every attribute) and keep their state in the WSGI environ.
     @app.before_request
     def _start() -> None:
-        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+        environ = request._get_current_object().environ  # type: ignore[attr-defined]
+        incoming = environ.get(REQUEST_ID_ENVIRON, "")
         # Accept a caller's id only if it is short and printable: it ends up in every log line.
-        g.request_id = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
-        g.started = time.perf_counter()
-        g.log_token = _context.set({"request_id": g.request_id})
+        rid = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else uuid.uuid4().hex
+        environ["trickarena.request_id"] = rid
+        environ["trickarena.started"] = time.perf_counter()
+        environ["trickarena.log_token"] = _context.set({"request_id": rid})
 
     @app.after_request
     def _finish(response: Response) -> Response:
-        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
-        endpoint = request.url_rule.rule if request.url_rule is not None else "<unmatched>"
-        status = str(response.status_code)
-        HTTP_REQUESTS.labels(endpoint, request.method, status).inc()
+        req = request._get_current_object()  # type: ignore[attr-defined]
+        environ = req.environ
+        elapsed = time.perf_counter() - environ.get("trickarena.started", time.perf_counter())
+        endpoint = req.url_rule.rule if req.url_rule is not None else "<unmatched>"
+        code = response.status_code
+        status = str(code)
+        HTTP_REQUESTS.labels(endpoint, req.method, status).inc()
         HTTP_LATENCY.labels(endpoint).observe(elapsed)
-        view_args = request.view_args or {}
-        if response.status_code == 200 and (request.endpoint or "").endswith("post_move"):
+        if code == 200 and (req.endpoint or "").endswith("post_move"):
             API_MOVES.inc()
-        response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
-        if endpoint != "/metrics":
+        response.headers[REQUEST_ID_HEADER] = environ.get("trickarena.request_id", "")
+        if endpoint != "/metrics" and log.isEnabledFor(logging.INFO):
+            view_args = req.view_args or {}
             log.info(
                 "%s %s %s",
-                request.method,
-                request.path,
+                req.method,
+                req.path,
                 status,
                 extra={
-                    "method": request.method,
-                    "path": request.path,
+                    "method": req.method,
+                    "path": req.path,
                     "endpoint": endpoint,
-                    "status": response.status_code,
+                    "status": code,
                     "duration_ms": round(elapsed * 1000, 3),
                     "game_id": view_args.get("game_id"),
                     "tournament_id": view_args.get("tournament_id"),
@@ -259,7 +267,7 @@ def init_app(app: Flask) -> None:
 
     @app.teardown_request
     def _reset(_exc: BaseException | None) -> None:
-        token = g.pop("log_token", None)
+        token = request._get_current_object().environ.pop("trickarena.log_token", None)  # type: ignore[attr-defined]
         if token is not None:
             with contextlib.suppress(ValueError):
                 _context.reset(token)
