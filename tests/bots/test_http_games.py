@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -104,3 +105,30 @@ def test_rule_the_ten_line_example_bot_plays_whole_games(
         record = play_http_match(game, sessions, 31, options, deadline_ms=60)
     assert record.faults == {seat: [] for seat in range(seats)}
     assert get_game(game).is_over(record.state)
+
+
+@pytest.mark.parametrize("game", ["tricky-teams", "trick-n-trouble"])
+def test_rule_search_answers_within_its_deadline(bot_urls: dict[str, str], game: str) -> None:
+    """Rule: the search bot thinks for half the per-move deadline, so a 200 ms deadline is met with room."""
+    engine = get_game(game)
+    seats = 4 if game == "tricky-teams" else 3
+    state = engine.new_game(seats, {"raids": 1} if game == "tricky-teams" else {}, seed=41)
+    [session] = _sessions(bot_urls, ["search"])
+    slowest = 0.0
+    for _ in range(12):
+        seat = engine.to_move(state)[0]
+        message = {
+            "match_id": f"deadline-{game}",
+            "game": game,
+            "seat": seat,
+            "view": engine.view(state, seat),
+            "legal_moves": engine.legal_moves(state, seat),
+            "deadline_ms": 200,
+            "time_bank_ms": 0,
+        }
+        started = time.monotonic()
+        move = session.post_json("/move", message, timeout_s=2.0)["move"]
+        slowest = max(slowest, time.monotonic() - started)
+        engine.apply(state, seat, move)
+    session.close()
+    assert slowest < 0.6, slowest  # budget 0.1 s + one sample + HTTP, with slack for a loaded machine
