@@ -38,11 +38,18 @@ class Arena:
     bots: dict[str, str] = field(default_factory=dict)  # name -> bot id
     tournaments: dict[str, str] = field(default_factory=dict)  # game -> tournament id
     games: dict[str, str] = field(default_factory=dict)  # game -> id of one finished game
+    league: str = ""  # a Tricky Teams league whose first round has been played
 
 
-def _delete_prefix(redis_url: str, prefix: str) -> None:
+def _delete_prefix(redis_url: str, prefix: str, queue: str | None = None) -> None:
+    """Delete our keys: the prefix's, and RQ's for our own queue and job ids (never anyone else's)."""
     client = redis.Redis.from_url(redis_url)
     keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    if queue is not None:
+        job_token = "ta_" + prefix.replace(":", "-")  # harness.jobs.job_id's form of the prefix
+        ours = (queue.encode(), job_token.encode())
+        keys += [k for k in client.scan_iter(match="rq:*", count=1000) if any(t in k for t in ours)]
+        client.srem("rq:queues", f"rq:queue:{queue}")
     for start in range(0, len(keys), 500):
         client.delete(*keys[start : start + 500])
     client.close()
@@ -66,13 +73,23 @@ def served(redis_url: str) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def arena(served: Served) -> Iterator[Arena]:
-    """Bots submitted through createBot, one round-robin tournament per game played to the end."""
+    """Bots submitted through createBot, one round-robin tournament per game played to the end, and
+    a league whose first round is played the same way."""
     from harness.platform import register_bot
     from harness.runner import HarnessContext, run_match
-    from harness.tournaments import create_tournament, finalize_if_complete, get_tournament
+    from harness.tournaments import (
+        create_league,
+        create_tournament,
+        finalize_if_complete,
+        get_tournament,
+        join_league,
+        run_league_round,
+    )
 
     out = Arena(served)
+    queue = f"ta-test-{uuid.uuid4().hex[:8]}"  # league rounds queue RQ jobs: our own queue, deleted after
     servers: list[BotServer] = []
+    owner_keys: dict[str, str] = {}
     try:
         for name in ("random", "heuristic"):
             unsigned = BotServer(make_bot(name), None).start()
@@ -80,7 +97,8 @@ def arena(served: Served) -> Iterator[Arena]:
             unsigned.stop()
             servers.append(BotServer(make_bot(name), reg["secret"], port=unsigned.port).start())
             out.bots[name] = reg["bot_id"]
-        ctx = HarnessContext.build(served.redis_url, served.prefix)
+            owner_keys[name] = reg["owner_key"]
+        ctx = HarnessContext.build(served.redis_url, served.prefix, queue)
         for game, seats in GAME_SEATS.items():
             options = {"raids": 1} if game == "tricky-teams" else None
             info = create_tournament(ctx, game, seats, list(out.bots.values()), deals=1, deadline_ms=300,
@@ -93,10 +111,22 @@ def arena(served: Served) -> Iterator[Arena]:
             assert get_tournament(ctx, tid)["status"] == "finished"
             out.tournaments[game] = tid
             out.games[game] = ctx.store.results(tid)[0]["game_id"]
+        league = create_league(ctx, "tricky-teams", 4, interval_s=3600, deadline_ms=300, name="Nightly",
+                               options={"raids": 1}, enqueue=False)
+        out.league = league["league_id"]
+        for name, bot_id in out.bots.items():
+            join_league(ctx, out.league, bot_id, owner_keys[name])
+        # What the scheduler's job would do at the round's time (it also queues the next round).
+        round_tid = run_league_round(ctx, out.league, 1)
+        assert round_tid is not None
+        for index in range(get_tournament(ctx, round_tid)["progress"]["total"]):
+            assert run_match(ctx, round_tid, index).status == "recorded"
+        finalize_if_complete(ctx, round_tid)
         yield out
     finally:
         for server in servers:
             server.stop()
+        _delete_prefix(served.redis_url, served.prefix, queue)
 
 
 def new_game(base: str, game: str, seed: int = 5, **extra: Any) -> dict[str, Any]:

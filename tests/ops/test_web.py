@@ -103,6 +103,24 @@ def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
     assert page.errors == []
 
 
+def test_league_page_shows_standings_over_its_rounds(page: Any, arena: Arena, shots: Path) -> None:
+    """Rule: a league lists on the home page and its page shows the standings and each round."""
+    page.goto(f"{arena.served.base}/web/")
+    page.wait_for_selector(f'a[href="/web/leagues/{arena.league}"]')
+    page.click(f'a[href="/web/leagues/{arena.league}"]')
+    page.wait_for_selector("#standings")
+    assert "Nightly" in page.locator("#title").inner_text()
+    assert page.locator("#standings tr[data-entrant]").count() == len(arena.bots)
+    assert page.locator("#heatmap td.cell").count() == len(arena.bots) ** 2
+    round_link = page.locator("#rounds a[href^='/web/tournaments/']")
+    assert round_link.count() == 1 and "finished" in page.locator("#rounds").inner_text()
+    page.screenshot(path=str(shots / "league.png"), full_page=True)
+    round_link.click()
+    page.wait_for_selector("#standings")
+    assert "league round 1" in page.locator("#subtitle").inner_text()
+    assert page.errors == []
+
+
 def _step(page: Any) -> tuple[int, int]:
     match = re.fullmatch(r"move (\d+) / (\d+)", page.locator("#step").inner_text())
     assert match, page.locator("#step").inner_text()
