@@ -40,14 +40,16 @@ local new = tonumber(current) + 1
 local ntail = tonumber(ARGV[6])
 if ARGV[2] == 'final' then
   redis.call('HSET', KEYS[1], 'v', new, 'z', ARGV[3])
-  redis.call('HDEL', KEYS[1], 's')
+  redis.call('HDEL', KEYS[1], 's', 'na')
   redis.call('DEL', KEYS[2], KEYS[3])
   local ttl = tonumber(ARGV[4])
   if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 else
-  local need = tonumber(ARGV[5]) - redis.call('LLEN', KEYS[3])
+  local stored = redis.call('HGET', KEYS[1], 'na')
+  stored = stored and tonumber(stored) or redis.call('LLEN', KEYS[3])
+  local need = tonumber(ARGV[5]) - stored
   if need < 0 or need > ntail then return {-4, need} end
-  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3])
+  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3], 'na', ARGV[5])
   for i = 7 + ntail - need, 6 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
   for i = 7 + ntail, #ARGV do
     redis.call('XADD', KEYS[2], new .. '-' .. (i - 7 - ntail), 'e', ARGV[i])
@@ -56,7 +58,8 @@ end
 return {1, new}
 """
 
-# A caller with the full action list sends this many trailing actions; one move appends one.
+# A caller with the full action list sends this many trailing actions (one move appends one);
+# should the list lag further behind, the commit is repeated with every action.
 ACTION_TAIL = 16
 
 # Claim an open seat (a specific one, or the lowest open one) and record it as an event.
@@ -193,6 +196,7 @@ class GameRepository:
             "g": game,
             "n": seats,
             "s": _dumps_without_actions(state),
+            "na": len(state.get("actions", [])),
         }
         if seed is not None:
             mapping["seed"] = seed
@@ -217,14 +221,11 @@ class GameRepository:
         return self._decode(game_id, raw, actions)
 
     def load_for_move(self, game_id: str) -> StoredGame:
-        """Read one game for a move: the state without its stored actions (see `actions_base`)."""
-        pipe = self.client.pipeline(transaction=True)
-        pipe.hgetall(self.key_for("game", game_id))
-        pipe.llen(self.key_for("actions", game_id))
-        raw, count = pipe.execute()
+        """Read one game for a move in one HGETALL: the state without its stored actions (`actions_base`)."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("game", game_id)))
         if not raw or b"v" not in raw:
             raise NoSuchGame(game_id)
-        return self._decode(game_id, raw, None, actions_base=int(count))
+        return self._decode(game_id, raw, None, actions_base=int(raw[b"na"]) if b"na" in raw else None)
 
     def _decode(
         self,
@@ -243,8 +244,11 @@ class GameRepository:
             actions_base = None  # the final blob holds the complete state
         else:
             state = orjson.loads(raw[b"s"])
-            # One parse of the joined list instead of one per action.
-            state["actions"] = orjson.loads(b"[" + b",".join(actions) + b"]") if actions else []
+            if "actions" in state:  # stored before actions had their own list: complete as is
+                actions_base = None
+            else:
+                # One parse of the joined list instead of one per action.
+                state["actions"] = orjson.loads(b"[" + b",".join(actions) + b"]") if actions else []
         return StoredGame(
             game_id=game_id,
             game=raw[b"g"].decode(),
@@ -305,6 +309,11 @@ class GameRepository:
             args += [_dumps(a) for a in tail]
             args += [_dumps(ev) for ev in events]
         status, version = self._commit(keys=self._keys(game_id), args=args)
+        if status == -4 and not final and actions_base is None and len(actions) > ACTION_TAIL:
+            # The stored list lags more than the tail behind: send every action.
+            args = [expected_version, "live", args[2], ttl, len(actions), len(actions)]
+            args += [_dumps(a) for a in actions] + [_dumps(ev) for ev in events]
+            status, version = self._commit(keys=self._keys(game_id), args=args)
         if status == -1:
             raise NoSuchGame(game_id)
         if status == 0:
