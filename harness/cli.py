@@ -65,6 +65,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         maintenance_interval=args.maintenance_interval,
         job_monitoring_interval=args.monitor_interval,
         worker_ttl=max(30, args.maintenance_interval + 16),
+        name=args.name,
     )
     worker.work(with_scheduler=not args.no_scheduler, burst=args.burst, logging_level=args.log_level)
     return 0
@@ -270,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--monitor-interval", type=int, default=10, help="seconds between job heartbeats")
     worker.add_argument("--log-level", default="INFO")
+    worker.add_argument("--name", default=None, help="worker name (default: random)")
     worker.set_defaults(func=cmd_worker)
 
     tournament = sub.add_parser("tournament", help="create, follow and show tournaments")

@@ -61,7 +61,7 @@ class WorkerProcs:
         self.redis_url, self.prefix, self.queue = redis_url, prefix, queue
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, scheduler: bool = True) -> subprocess.Popen[bytes]:
+    def start(self, scheduler: bool = True, name: str | None = None) -> subprocess.Popen[bytes]:
         """Start one worker in its own session (process group = its pid)."""
         args = [
             sys.executable,
@@ -85,10 +85,24 @@ class WorkerProcs:
         ]
         if not scheduler:
             args.append("--no-scheduler")
+        if name:
+            args += ["--name", name]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
         self.procs.append(proc)
         return proc
+
+    def current_match(self, name: str) -> int | None:
+        """Index of the match the named worker is running now (from RQ's records), or None."""
+        from rq.worker import Worker
+
+        worker = Worker.find_by_key(f"rq:worker:{name}", connection=redis.Redis.from_url(self.redis_url))
+        if worker is None:
+            return None
+        executions = worker.get_current_executions(refresh=True)
+        if not executions:
+            return None
+        return int(executions[0].job_id.rsplit("_", 1)[1])
 
     def horses(self, proc: subprocess.Popen[bytes]) -> list[int]:
         """Work-horse pids of a worker (RQ forks one per job into its own process group)."""

@@ -167,7 +167,8 @@ def test_sigkill_of_a_worker_mid_match_loses_nothing(ctx: HarnessContext, worker
         ids = [
             submit_faulty(ctx.bots, s, f"steady{i}-{ctx.store.prefix[8:20]}") for i, s in enumerate(servers)
         ]
-        victim = workers.start()
+        victim_name = f"victim-{ctx.queue_name}"
+        victim = workers.start(name=victim_name)
         workers.start()
         info = create_tournament(
             ctx, "tricky-teams", 4, ids, deals=2, deadline_ms=1000, time_bank_ms=1000, seed=8
@@ -177,10 +178,11 @@ def test_sigkill_of_a_worker_mid_match_loses_nothing(ctx: HarnessContext, worker
         assert total == 8
 
         def victim_mid_match() -> bool:
-            if not workers.horses(victim):
+            index = workers.current_match(victim_name)
+            if index is None or not workers.horses(victim):
                 return False
-            playing = [m for m in list_matches(ctx, tid) if m["status"] == "playing" and m["game_id"]]
-            return any(ctx.service.load(m["game_id"]).version > 30 for m in playing)
+            game_id = ctx.store.match_runtime(tid, index).get("game_id")
+            return bool(game_id) and ctx.service.load(game_id).version > 30
 
         wait_for(victim_mid_match, 60, "the victim worker to be in the middle of a match", poll=0.05)
         workers.sigkill(victim)
@@ -191,6 +193,8 @@ def test_sigkill_of_a_worker_mid_match_loses_nothing(ctx: HarnessContext, worker
     results = _check_recorded_once_and_consistent(ctx, tid)
     assert len(results) == total
     assert any(r["timing"]["resumed"] for r in results), "no match was resumed from its saved state"
+    killed = [r for r in results if r["timing"]["resumed"]]
+    assert all(r["decisions"] == len(ctx.service.load(r["game_id"]).state["actions"]) for r in killed)
     assert sum(r["decisions"] for r in results) == sum(
         len(ctx.service.load(r["game_id"]).state["actions"]) for r in results
     )
