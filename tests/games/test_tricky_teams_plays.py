@@ -50,6 +50,13 @@ LEGAL_PLAYS = [
         2,
         {"green-7"},
     ),
+    (
+        "ruling_4_challenge_obligation_passes_on_over_several_seats",
+        [["red-5", "red-10"], ["red-2", "red-3"], ["red-4", "red-6"], ["red-1", "green-2"], ["blue-9"]],
+        ["0 red-5", "1 red-2", "2 red-4"],
+        3,
+        {"green-2"},
+    ),
     # Join: two or more teams out -> one of them; else any card, and later seats may join that team.
     (
         "ruling_3b_must_join",
@@ -166,6 +173,13 @@ LEGAL_PLAYS = [
         ["0 red-4 >2 green", "1 blue-4 >2 yellow"],
         2,
         {"yellow-5"},
+    ),
+    (
+        "ruling_11_wishes_for_different_seats_both_bind",
+        [["red-4"], ["blue-4"], ["green-3", "yellow-5"], ["green-2", "yellow-2"]],
+        ["0 red-4 >2 green", "1 blue-4 >3 yellow", "2 green-3"],
+        3,
+        {"yellow-2"},
     ),
     (
         "ruling_11_wish_binds_in_fog",

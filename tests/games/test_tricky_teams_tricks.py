@@ -87,6 +87,42 @@ TRICKS: list[tuple[str, list[list[str]], list[str], dict[str, Any]]] = [
         {"strengths": {"blue": 10, "red": 10}, "winning_team": "blue", "winners": [0]},
     ),
     (
+        "ruling_7_tie_with_cook_strength_goes_to_first_to_reach",
+        [["red-3", "green-8"], ["blue-5", "yellow-9"], ["red-9", "red-2"], ["blue-6", "blue-3"]],
+        ["0 red-3", "1 blue-5", "2 red-9", "3 blue-6", "2 take blue-6", "2 lead 0"]
+        + ["0 green-8", "1 yellow-9", "2 red-2", "3 blue-3"],
+        {"strengths": {"green": 9, "yellow": 9}, "winning_team": "green", "winners": [0], "phase": "over"},
+    ),
+    (
+        "ruling_7_face_down_cards_count_in_play_order",
+        [["red-7"], ["blue-10"], ["red-3"], ["green-2"]],
+        ["0 red-7", "1 blue-10", "2 red-3", "3 green-2"],
+        {"strengths": {"red": 10, "blue": 10}, "winning_team": "blue", "winners": [1]},
+    ),
+    (
+        "ruling_24_colour_team_with_a_peasant_wins_and_the_1_is_a_member",
+        [["red-1"], ["blue-5"], ["red-9"], ["blue-3"]],
+        ["0 red-1", "1 blue-5", "2 red-9", "3 blue-3", "2 take blue-5"],
+        {
+            "strengths": {"red": 10, "blue": 8, "peasants": 1},
+            "winning_team": "red",
+            "winners": [2, 0],
+            "loot": ["blue-5", "blue-3"],
+            "piles": {0: ["blue-3", "red-1"], 2: ["blue-5", "red-9"], 1: [], 3: []},
+        },
+    ),
+    (
+        "ruling_15_lone_peasant_wins_a_tie_its_colour_team_would_lose",
+        [["red-3", "red-1"], ["blue-2", "flag-0"], ["red-10", "green-2"]],
+        ["0 red-3", "1 blue-2", "2 red-10", "2 green-2", "0 red-1", "1 flag-0"],
+        {
+            "strengths": {"green": 2, "red": 2, "peasants": 2},
+            "winning_team": "peasants",
+            "winners": [0],
+            "piles": {0: ["flag-0", "green-2", "red-1", "red-3"]},
+        },
+    ),
+    (
         "sole_winner_takes_all_loot_automatically",
         [["red-10"], ["blue-5"], ["green-6"], ["yellow-8"]],
         ["0 red-10", "1 blue-5", "2 green-6", "3 yellow-8"],
