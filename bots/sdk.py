@@ -13,16 +13,20 @@ a valid, fresh signature (see `bots.protocol.verify`) or is answered 401.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
+import socket
+import sys
 import threading
 from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import unquote
 
 from flask import Flask, Response, request
 from marshmallow import Schema, ValidationError
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from bots.protocol import (
     DEFAULT_TOLERANCE_S,
@@ -152,8 +156,113 @@ def create_app(bot: Bot, secret: str | None = None, tolerance_s: int = DEFAULT_T
     return app
 
 
+class KeepAliveHandler(BaseHTTPRequestHandler):
+    """Serves a WSGI app over HTTP/1.1 with keep-alive (werkzeug's server closes every connection).
+
+    The harness reuses one connection per bot for a whole match; reconnecting per move would
+    cost more than the rest of its per-decision overhead. Request bodies must carry a
+    Content-Length (every HTTP client sends one for a JSON body); idle connections close after
+    `timeout` seconds.
+    """
+
+    protocol_version = "HTTP/1.1"
+    timeout = 60
+    server: KeepAliveServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
+        """Quiet: a bot logs through `logging` if it wants to."""
+
+    def handle_one_request_body(self) -> None:
+        """Answer one request through the WSGI app."""
+        length_header = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding") or (
+            length_header is not None and not length_header.isdigit()
+        ):
+            self._plain(411, b"a request body needs a Content-Length")
+            return
+        length = int(length_header or 0)
+        if length > MAX_REQUEST_BYTES:
+            self._plain(413, b"request body too large")
+            return
+        body = self.rfile.read(length) if length else b""
+        path, _, query = self.path.partition("?")
+        environ: dict[str, Any] = {
+            "REQUEST_METHOD": self.command,
+            "SCRIPT_NAME": "",
+            "PATH_INFO": unquote(path),
+            "QUERY_STRING": query,
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "CONTENT_LENGTH": str(len(body)),
+            "SERVER_NAME": self.server.server_address[0],
+            "SERVER_PORT": str(self.server.server_address[1]),
+            "SERVER_PROTOCOL": self.request_version,
+            "REMOTE_ADDR": self.client_address[0],
+            "REMOTE_PORT": str(self.client_address[1]),
+            "wsgi.version": (1, 0),
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(body),
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": True,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+        }
+        for name, value in self.headers.items():
+            key = name.upper().replace("-", "_")
+            if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+                environ[f"HTTP_{key}"] = value
+        started: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, headers]
+            return lambda data: None  # the legacy write() callable; Flask never uses it
+
+        result = self.server.app(environ, start_response)
+        try:
+            payload = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        status, headers = started
+        code, _, reason = status.partition(" ")
+        self.send_response(int(code), reason)
+        for name, value in headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+    def _plain(self, code: int, text: bytes) -> None:
+        self.close_connection = True
+        self.send_response(code)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(text)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(text)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = handle_one_request_body  # noqa: N815
+
+
+class KeepAliveServer(ThreadingHTTPServer):
+    """A threaded HTTP server for one WSGI app (a thread per connection)."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], app: Any) -> None:
+        self.app = app
+        super().__init__(address, KeepAliveHandler)
+
+
+class KeepAliveServer6(KeepAliveServer):
+    """The same on an IPv6 address."""
+
+    address_family = socket.AF_INET6
+
+
 class BotServer:
-    """A bot served on a background thread (threaded werkzeug server); `port=0` picks a free port."""
+    """A bot served on a background thread (threaded, keep-alive HTTP); `port=0` picks a free port."""
 
     def __init__(
         self,
@@ -163,11 +272,10 @@ class BotServer:
         port: int = 0,
         tolerance_s: int = DEFAULT_TOLERANCE_S,
     ) -> None:
-        self.server: BaseWSGIServer = make_server(
-            host, port, create_app(bot, secret, tolerance_s), threaded=True
-        )
+        server_class = KeepAliveServer6 if ":" in host else KeepAliveServer
+        self.server = server_class((host, port), create_app(bot, secret, tolerance_s))
         self.host = host
-        self.port = int(self.server.server_port)
+        self.port = int(self.server.server_address[1])
         self._thread = threading.Thread(target=self.server.serve_forever, name=f"bot-{bot.name}", daemon=True)
 
     @property

@@ -8,7 +8,9 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import flask
 import pytest
 import requests
 
@@ -158,3 +160,46 @@ def test_rule_bundled_bot_serves_from_the_command_line() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+class PortRecorder(FunctionBot):
+    """The example bot, noting the client port of every move request (one port: one connection)."""
+
+    def __init__(self) -> None:
+        super().__init__(minimal_choose, "ports", ["tricky-teams"])
+        self.ports: set[str] = set()
+
+    def move(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Record the caller's port, then choose."""
+        self.ports.add(str(flask.request.environ.get("REMOTE_PORT")))
+        return super().move(message)
+
+
+def test_rule_one_connection_serves_a_whole_match() -> None:
+    """Rule: SDK bots keep connections alive and BotSession reuses them (no reconnect per move)."""
+    bot = PortRecorder()
+    with BotServer(bot, SECRET) as server, BotSession(server.url, SECRET, policy=LOOPBACK) as session:
+        for _ in range(10):
+            session.post_json("/move", MOVE)
+    assert len(bot.ports) == 1, bot.ports
+
+
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (b"POST /move HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
+        (b"POST /move HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 411),
+        (b"POST /move HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
+        (b"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n", 404),
+    ],
+    ids=["chunked", "bad-length", "too-large", "unknown-path"],
+)
+def test_rule_sdk_server_refuses_unframed_or_oversized_bodies(bot_url: str, raw: bytes, status: int) -> None:
+    """Rule: bodies need a Content-Length of at most 1 MiB; anything else is refused before the bot runs."""
+    import socket
+
+    host, port = bot_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(raw)
+        answer = sock.recv(4096)
+    assert answer.startswith(f"HTTP/1.1 {status} ".encode()), answer[:80]
