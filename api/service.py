@@ -17,7 +17,7 @@ from marshmallow import ValidationError
 
 from api import errors
 from api.repository import GameRepository, NoSuchGame, SeatUnavailable, StaleWrite, StoredGame
-from api.schemas import validate_move
+from api.schemas import has_only_known_fields, validate_move
 from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn, redact_event
 from games.registry import GAMES, get_game
 
@@ -297,17 +297,18 @@ class GameService:
                     code="waiting_for_players",
                     details={"open_seats": stored.open_seats},
                 )
-            try:
-                validate_move(stored.game, move)
-            except ValidationError as exc:
-                raise errors.Unprocessable(
-                    "the move is not a well-formed move of this game",
-                    code="malformed_move",
-                    details={"fields": exc.messages},
-                ) from None
             state = stored.state  # freshly parsed: ours to mutate
             try:
-                events = engine.apply(state, seat, move)
+                try:
+                    events = engine.apply(state, seat, move)
+                except Exception:
+                    # Well-formed moves (nearly all) skip the schema check; a rejected or crashing
+                    # move is first checked against the wire schema so that a malformed one gets
+                    # field errors (and an engine that trips over junk input is not a 500).
+                    self._check_shape(stored.game, move)
+                    raise
+                if not has_only_known_fields(stored.game, move):
+                    self._check_shape(stored.game, move)  # raises: nothing is written
             except (NotYourTurn, GameOver) as exc:
                 raise errors.Conflict(exc.message, code=exc.code, details=exc.details) from None
             except IllegalMove as exc:
@@ -346,6 +347,17 @@ class GameService:
         raise errors.VersionConflict("the game changed concurrently; reload and retry")
 
     # -- helpers ----------------------------------------------------------------------
+    @staticmethod
+    def _check_shape(game: str, move: Any) -> None:
+        try:
+            validate_move(game, move)
+        except ValidationError as exc:
+            raise errors.Unprocessable(
+                "the move is not a well-formed move of this game",
+                code="malformed_move",
+                details={"fields": exc.messages},
+            ) from None
+
     def _load(self, game_id: str, *, with_actions: bool = True) -> StoredGame:
         try:
             if with_actions:

@@ -62,6 +62,17 @@ def validate_move(game: str, move: Any) -> dict[str, Any]:
 _SCHEMA_CACHE: dict[tuple[str, str], Schema] = {}
 
 
+def has_only_known_fields(game: str, move: Any) -> bool:
+    """True when every key of `move` is a field of its move type (cheap; after the engine accepted it)."""
+    if game not in GAME_WIRE or not isinstance(move, dict):
+        return True
+    kind = move.get("type")
+    moves = GAME_WIRE[game][1].MOVES
+    if not isinstance(kind, str) or kind not in moves:
+        return False
+    return set(move) <= set(_move_schema(game, kind).fields)
+
+
 def _move_schema(game: str, kind: str) -> Schema:
     # Building a marshmallow Schema costs more than validating with it: keep one per move type.
     schema = _SCHEMA_CACHE.get((game, kind))

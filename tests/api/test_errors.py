@@ -168,6 +168,14 @@ CASES: list[tuple[str, Request, int, str]] = [
         "malformed_move",
     ),
     (
+        "move: a legal move with an unknown field",
+        lambda c, x: c.post(
+            f"/games/{x.game_id}/moves", json={**x.legal[0], "extra": 1}, headers=auth(x.tokens[x.to_move])
+        ),
+        422,
+        "malformed_move",
+    ),
+    (
         "move: body is not JSON",
         lambda c, x: c.post(f"/games/{x.game_id}/moves", data=b"\xff\xfe", headers=auth(x.tokens[x.to_move])),
         422,
