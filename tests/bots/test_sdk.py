@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -129,8 +130,6 @@ def test_rule_bot_without_secret_refuses_moves() -> None:
 
 def test_rule_bundled_bot_serves_from_the_command_line() -> None:
     """Rule: `python -m bots.serve random --port N --secret S` serves a bundled bot with signature checks."""
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -196,8 +195,6 @@ def test_rule_one_connection_serves_a_whole_match() -> None:
 )
 def test_rule_sdk_server_refuses_unframed_or_oversized_bodies(bot_url: str, raw: bytes, status: int) -> None:
     """Rule: bodies need a Content-Length of at most 1 MiB; anything else is refused before the bot runs."""
-    import socket
-
     host, port = bot_url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=5) as sock:
         sock.sendall(raw)
