@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bots.trick_n_trouble_search import remember as tnt_remember
 from bots.trick_n_trouble_search import unseen_cards
-from bots.tricky_teams_search import fast_copy, knowledge, remember, sample_hidden
+from bots.tricky_teams_search import TrickyTeamsSearch, fast_copy, knowledge, remember, sample_hidden
 from games.registry import get_game
 from games.trick_n_trouble.cards import card_table
 from games.trick_n_trouble.determinize import state_from_view as tnt_state_from_view
@@ -108,3 +108,25 @@ def test_rule_trick_n_trouble_unseen_cards_hold_every_hidden_card(
     rebuilt = tnt_state_from_view(view, state["hands"], state["draw"], true_piles)
     assert TNT.legal_moves(rebuilt, me) == view["legal_moves"]
     assert TNT.view(rebuilt, me)["tasks"] == view["tasks"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seats=st.sampled_from([3, 4, 6]), seed=st.integers(0, 10**6), steps=st.integers(0, 80))
+def test_rule_search_stays_correct_after_missed_calls(seats: int, seed: int, steps: int) -> None:
+    """Property: with no memory at all (every earlier call missed) the search still plays a legal move."""
+    state, me, _ = _tt_position(seats, seed, steps)
+    if TT.is_over(state):
+        return
+    view = TT.view(state, me)
+    k = knowledge(view, {})
+    assert len(k.pool) >= sum(k.needs.values()) + len(k.hidden_plays)
+    message = {
+        "match_id": "missed",
+        "game": "tricky-teams",
+        "seat": me,
+        "view": view,
+        "legal_moves": view["legal_moves"],
+        "deadline_ms": 20,
+        "time_bank_ms": 0,
+    }
+    assert TrickyTeamsSearch(samples=3)(message, {}) in view["legal_moves"]
