@@ -34,6 +34,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -70,6 +71,24 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+# Set by SIGINT/SIGTERM/SIGHUP. The handler only sets it: raising from a signal handler can land
+# between a lock's acquire and its `with` block (rich's Live, the logging module) and deadlock
+# the shutdown; the loops below check it at safe points instead.
+STOP = threading.Event()
+
+
+def check_stop() -> None:
+    """Raise KeyboardInterrupt (at a safe point) once a stop was requested."""
+    if STOP.is_set():
+        raise KeyboardInterrupt("stop requested")
+
+
+def pause(seconds: float) -> None:
+    """Sleep, waking up (and raising KeyboardInterrupt) as soon as a stop is requested."""
+    if STOP.wait(seconds):
+        raise KeyboardInterrupt("stop requested")
+
+
 def wait_until(check: Any, timeout_s: float, what: str, proc: subprocess.Popen[bytes] | None = None) -> None:
     """Poll `check()` until true; fail with `what` on timeout or when `proc` died."""
     deadline = time.monotonic() + timeout_s
@@ -79,7 +98,7 @@ def wait_until(check: Any, timeout_s: float, what: str, proc: subprocess.Popen[b
                 return
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"{what}: the process exited with code {proc.returncode}")
-        time.sleep(0.1)
+        pause(0.1)
     raise RuntimeError(f"{what}: not ready after {timeout_s:.0f} s")
 
 
@@ -278,11 +297,16 @@ class Platform:
         """gunicorn (gthread) serving the app factory; waits for getHealth to see Redis."""
         if port_in_use(self.port, self.host):
             raise RuntimeError(f"port {self.port} is in use: stop what runs there or pass --port")
+        from gunicorn.config import KNOWN_SETTINGS  # type: ignore[import-untyped]
+
+        extra = []
+        if any(setting.name == "control_socket" for setting in KNOWN_SETTINGS):
+            # Newer gunicorns open a control socket at one path per user: keep ours under var/.
+            extra = ["--control-socket", str(self.var / "run" / "gunicorn.ctl")]
         child = self.spawn("api", [
             sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}",
-            "--worker-class", "gthread",
-            "--workers", "2", "--threads", "8", "--graceful-timeout", "5",
-            "api.app:create_app()",
+            "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--graceful-timeout", "5",
+            *extra, "api.app:create_app()",
         ])
         wait_until(lambda: requests.get(f"{self.api}/health", timeout=2).json()["redis"]["ok"], 60, "the API",
                    child.proc)
@@ -365,8 +389,8 @@ def running(platform: Platform) -> Iterator[Platform]:
     """Stop the platform however we leave: return, exception, SIGINT/SIGTERM/SIGHUP or interpreter exit."""
     atexit.register(platform.stop)
 
-    def on_signal(signum: int, _frame: Any) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
+    def on_signal(_signum: int, _frame: Any) -> None:
+        STOP.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
@@ -442,7 +466,7 @@ def follow(platform: Platform, tournaments: list[dict[str, Any]], names: dict[st
                     raise RuntimeError(f"{child.name} exited with code {code}; see {child.log}")
             if timeout_s is not None and time.monotonic() - started > timeout_s:
                 raise RuntimeError(f"tournaments not finished after {timeout_s:.0f} s")
-            time.sleep(0.5)
+            pause(0.5)
     return final
 
 
@@ -486,13 +510,17 @@ def run(args: argparse.Namespace) -> int:
             }
             where = f"{platform.redis.kind} under {var / 'redis'}" if platform.redis else "REDIS_URL"
             console.print(f"[green]✓[/] Redis      {redis_url} ({where})")
+            check_stop()
             platform.start_api()
             console.print(f"[green]✓[/] API        {platform.api} (gunicorn, gthread)")
+            check_stop()
             platform.start_workers(args.workers)
             console.print(f"[green]✓[/] Workers    {args.workers} RQ worker(s) with the scheduler")
+            check_stop()
             bots = platform.start_bots(BUNDLED_BOTS)
             for name, reg in bots.items():
                 console.print(f"[green]✓[/] Bot        {name:<10} {reg['url']}  id {reg['bot_id']}")
+            check_stop()
             tournaments = platform.create_tournaments(bots, args.short)
             print_urls(platform, tournaments)
             names = {reg["bot_id"]: name for name, reg in bots.items()}
@@ -507,7 +535,7 @@ def run(args: argparse.Namespace) -> int:
                 for child in platform.children:
                     if child.proc.poll() is not None:
                         raise RuntimeError(f"{child.name} exited with code {child.proc.returncode}")
-                time.sleep(1)
+                pause(1)
         except KeyboardInterrupt:
             console.print("\n[yellow]Stopping…[/]")
             return 130
