@@ -340,8 +340,8 @@ class GameService:
                 state=state,
                 token_digests=stored.token_digests,
                 finished=final,
-                # A final write stored the complete state; a live one holds only the new actions.
-                actions_base=None if final else stored.actions_base,
+                # Like the state it was read as: only the actions after `actions_base` are here.
+                actions_base=stored.actions_base,
             )
             return new, events
         raise errors.VersionConflict("the game changed concurrently; reload and retry")
