@@ -225,8 +225,37 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
         f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}, "
         f"{p['completed']}/{p['total']} matches"
     )
-    console.print(_standings_table(get_standings(ctx, args.tournament_id), _names(ctx, info["entrants"])))
+    doc = get_standings(ctx, args.tournament_id)
+    names = _names(ctx, info["entrants"])
+    console.print(_standings_table(doc, names))
+    console.print(_matrix_table(doc, names))
     return 0
+
+
+def _matrix_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
+    """Head-to-head win rates (row vs column), or cross-play mean team scores (cooperative)."""
+    from rich.table import Table
+
+    coop = bool(doc.get("cooperative"))
+    matrix = doc["cross_play"] if coop else doc["head_to_head"]
+    order = [row["entrant"] for row in doc["rows"]]
+    title = (
+        "Cross-play: mean team score (diagonal: self-play)"
+        if coop
+        else "Head-to-head: row's score rate vs column"
+    )
+    table = Table(title=title)
+    table.add_column("")
+    for bot_id in order:
+        table.add_column(names.get(bot_id, bot_id), justify="right")
+    for a in order:
+        cells = []
+        for b in order:
+            cell = matrix.get(a, {}).get(b)
+            value = (cell or {}).get("mean" if coop else "rate")
+            cells.append("-" if value is None else (f"{value:.1f}" if coop else f"{value:.0%}"))
+        table.add_row(names.get(a, a), *cells)
+    return table
 
 
 def cmd_bot_add(args: argparse.Namespace) -> int:

@@ -72,6 +72,7 @@ def test_tournament_run_follows_to_the_end_and_show_prints_standings(ctx: Harnes
     assert {r["entrant"] for r in doc["standings"]["rows"]} == {b for b, _ in bots}
     table = _cli(ctx, "tournament", "show", tid)
     assert table.returncode == 0 and "Standings (final)" in table.stdout
+    assert "Cross-play" in table.stdout  # the cooperative matrix under the table
 
 
 @pytest.mark.parametrize(
