@@ -273,6 +273,7 @@ def init_app(app: Flask) -> None:
                 _context.reset(token)
 
     def metrics() -> Response:
+        """The Prometheus text exposition of every metric."""
         return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
 
     app.add_url_rule("/metrics", endpoint="trickarena_metrics", view_func=metrics, methods=["GET"])

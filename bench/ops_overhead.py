@@ -52,6 +52,7 @@ def cycle_us(mode: str, url: str) -> float:
             handler.setStream(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
 
     def one() -> None:
+        """One full request cycle around a trivial response."""
         with app.test_request_context("/games/abcdef0123456789"):
             app.preprocess_request()
             app.process_response(app.make_response(("x", 200)))

@@ -192,6 +192,7 @@ def _stop_event() -> dict[str, bool]:
     flag = {"set": False}
 
     def handler(_signum: int, _frame: Any) -> None:
+        """Ask the serving loop to stop."""
         flag["set"] = True
 
     signal.signal(signal.SIGTERM, handler)
@@ -342,6 +343,7 @@ class Platform:
             path = state / f"{name}.json"
 
             def ready(path: Path = path, pid: int = child.proc.pid) -> bool:
+                """True once this very process stored its registration."""
                 reg = load_registration(path)
                 return reg is not None and reg.get("pid") == pid
 
@@ -393,6 +395,7 @@ def running(platform: Platform) -> Iterator[Platform]:
     atexit.register(platform.stop)
 
     def on_signal(_signum: int, _frame: Any) -> None:
+        """Request a stop; the loops act on it."""
         STOP.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}

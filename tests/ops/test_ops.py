@@ -68,6 +68,7 @@ def test_metrics_count_requests_by_endpoint_and_status_and_moves(served: Served)
     route = "/games/<game_id:game_id>"
 
     def grew(status: str) -> float:
+        """How much the route's counter for `status` grew."""
         now = value(after, name, endpoint=route, status=status)
         return now - value(before, name, endpoint=route, status=status)
 
