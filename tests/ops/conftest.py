@@ -55,7 +55,7 @@ def _delete_prefix(redis_url: str, prefix: str, queue: str | None = None) -> Non
     client.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served(redis_url: str) -> Iterator[Served]:
     """The API app (app factory, every blueprint) served threaded on a free loopback port."""
     prefix = f"ta-test:{uuid.uuid4().hex[:12]}:"
@@ -71,7 +71,7 @@ def served(redis_url: str) -> Iterator[Served]:
         _delete_prefix(redis_url, prefix)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def arena(served: Served) -> Iterator[Arena]:
     """Bots submitted through createBot, one round-robin tournament per game played to the end, and
     a league whose first round is played the same way."""
