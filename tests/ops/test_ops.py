@@ -16,10 +16,13 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
 import requests
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from api import ops
@@ -27,6 +30,10 @@ from api.app import create_app
 from tests.ops.conftest import Served, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
+# LogRecord's own attributes (and the formatter's keys) cannot be `extra` fields.
+JSON_RESERVED = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message", "asctime", "ts", "level", "logger", "msg",
+}
 
 
 def scrape(base: str) -> dict[str, list[tuple[dict[str, str], float]]]:
@@ -200,3 +207,45 @@ def test_container_probe_fails_when_nothing_listens() -> None:
     from harness.platform import free_port
 
     assert ops.main(["probe", f"http://127.0.0.1:{free_port()}/health"]) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    message=st.text(max_size=200),
+    extra=st.dictionaries(
+        st.from_regex(r"[a-z][a-z_]{0,15}", fullmatch=True).filter(lambda k: k not in JSON_RESERVED),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=50)),
+        max_size=5,
+    ),
+)
+def test_every_log_record_is_exactly_one_json_line(message: str, extra: dict[str, object]) -> None:
+    """Property: whatever the message (newlines included) and fields, one parseable line carrying them."""
+    record = logging.LogRecord("trickarena.test", logging.INFO, __file__, 1, "%s", (message,), None)
+    for key, val in extra.items():
+        setattr(record, key, val)
+    line = ops.JsonFormatter().format(record)
+    assert "\n" not in line
+    parsed = json.loads(line)
+    assert parsed["msg"] == message and parsed["level"] == "info"
+    for key, val in extra.items():
+        assert parsed[key] == val
+
+
+@pytest.fixture(scope="module")
+def plain_app(redis_url: str) -> Any:
+    """An app for in-process requests (Flask test client: fast enough for many examples)."""
+    return create_app({"REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": f"ta-test:{uuid.uuid4().hex[:12]}:"})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(incoming=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=255), max_size=80))
+def test_the_request_id_is_the_callers_only_when_short_and_printable(plain_app: Any, incoming: str) -> None:
+    """Property: the echoed id is the caller's iff 1..64 printable characters, else a fresh 32-hex one."""
+    answer = plain_app.test_client().get("/game-types", headers={"X-Request-ID": incoming})
+    echoed = answer.headers["X-Request-ID"]
+    # WSGI carries headers as latin-1 and strips surrounding spaces; compare what the server saw.
+    seen = incoming.strip(" \t")  # HTTP drops optional whitespace (space, tab) around a value
+    if 0 < len(seen) <= 64 and seen.isprintable():
+        assert echoed == seen
+    else:
+        assert len(echoed) == 32 and all(c in "0123456789abcdef" for c in echoed)
