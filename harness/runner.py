@@ -111,6 +111,7 @@ class _Accounting:
     unrated: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON form (stored in the write-ahead record)."""
         return {
             "faults": self.faults,
             "fault_codes": self.fault_codes,
@@ -123,10 +124,12 @@ class _Accounting:
 
     @classmethod
     def fresh(cls, seats: int, bank_ms: int) -> _Accounting:
+        """Accounting at the start of a match: no faults, full banks."""
         return cls([0] * seats, [{} for _ in range(seats)], [bank_ms] * seats, [None] * seats)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> _Accounting:
+        """Accounting read back from a write-ahead record."""
         return cls(
             list(data["faults"]),
             [dict(c) for c in data["fault_codes"]],

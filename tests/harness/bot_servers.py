@@ -28,8 +28,8 @@ class _FaultyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, so the harness's connection reuse is exercised
     disable_nagle_algorithm = True  # headers and body go out as separate writes: don't wait on ACKs
 
-    def log_message(self, *args: Any) -> None:  # keep test output quiet
-        pass
+    def log_message(self, *args: Any) -> None:
+        """Keep test output quiet."""
 
     def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
         try:
@@ -42,10 +42,12 @@ class _FaultyHandler(BaseHTTPRequestHandler):
             pass  # the harness gave up on us (deadline): that is the point
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        """`GET /`: the bot's info."""
         info = {"name": f"faulty-{self.server.behaviour}", "author": "tests", "version": "1", "games": GAMES}
         self._send(200, json.dumps(info).encode())
 
     def do_POST(self) -> None:  # noqa: N802
+        """`POST /start|/move|/end`: misbehave as configured on /move."""
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length)
         if self.server.secret is not None:
