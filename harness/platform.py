@@ -484,9 +484,10 @@ def print_urls(platform: Platform, tournaments: list[dict[str, Any]]) -> None:
     console.print(f"[bold]Web pages[/]   {platform.api}/web/")
     for t in tournaments:
         console.print(f"  {t['game']:<16} {platform.api}/web/tournaments/{t['tournament_id']}")
-    console.print(f"[bold]API docs[/]    {platform.api}/docs  (ReDoc: {platform.api}/redoc, "
-                  f"spec: {platform.api}/openapi.json)")
-    console.print(f"[bold]Metrics[/]     {platform.api}/metrics   [bold]Health[/] {platform.api}/health")
+    console.print(f"[bold]API docs[/]    {platform.api}/docs   (ReDoc {platform.api}/redoc)")
+    console.print(f"[bold]OpenAPI[/]     {platform.api}/openapi.json")
+    console.print(f"[bold]Metrics[/]     {platform.api}/metrics")
+    console.print(f"[bold]Health[/]      {platform.api}/health")
     console.print(f"[bold]Logs[/]        {platform.var / 'log'}/ (JSON lines)")
 
 
@@ -535,6 +536,7 @@ def run(args: argparse.Namespace) -> int:
             print_urls(platform, tournaments)
             names = {reg["bot_id"]: name for name, reg in bots.items()}
             final = follow(platform, tournaments, names, args.timeout)
+            console.print()
             for info in final:
                 console.print(f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}")
             print_urls(platform, tournaments)
