@@ -34,13 +34,16 @@ function renderTrickyTeams(views) {
   const seatsHtml = v.players.map((p) => {
     const hand = handFor(views, p.seat);
     const legal = new Set(views.filter((x) => x.seat === p.seat).flatMap((x) => (x.legal_moves || []).map((m) => m.card)));
+    // 8s have no card back: a hidden hand still shows them face up, the rest face down.
+    const eights = p.eights || [];
     const cards = hand ? hand.map((c) => TA.card(game, c, {small: true, legal: legal.has(c)})).join("")
-                       : Array.from({length: p.hand_size}, () => TA.card(game, null, {small: true})).join("");
-    const extras = [...(p.eights || []).map((c) => TA.card(game, c, {small: true})), ...(p.cooks || []).map((c) => TA.card(game, c, {small: true}))].join("");
+                       : eights.map((c) => TA.card(game, c, {small: true})).join("")
+                         + Array.from({length: Math.max(0, p.hand_size - eights.length)}, () => TA.card(game, null, {small: true})).join("");
+    const extras = (p.cooks || []).map((c) => TA.card(game, c, {small: true})).join("");
     return `<div class="seat${toMove.has(p.seat) ? " to-move" : ""}" data-seat="${p.seat}">
       <h3><span>${seatName(p.seat)}${views.length === 1 && v.seat === p.seat ? " (you)" : ""}</span><span>${p.total} coins · loot ${p.loot_size}</span></h3>
       <div class="hand">${cards || '<span class="muted">no cards</span>'}</div>
-      ${extras ? `<div class="muted" style="font-size:12px;margin-top:4px">on the table: ${extras}</div>` : ""}</div>`;
+      ${extras ? `<div style="font-size:12px;margin-top:4px;opacity:.85">Cooks in front: ${extras}</div>` : ""}</div>`;
   }).join("");
   const trick = (v.trick || []).map((t) => `<div class="play">${TA.card(game, t.card)}<div>${seatName(t.seat)}${t.wish ? `<br>wish: seat ${t.wish.seat} → ${TA.esc(TA.TT_TEAMS[t.wish.team] || t.wish.team)}` : ""}</div></div>`).join("");
   let last = "";
