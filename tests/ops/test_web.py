@@ -188,3 +188,11 @@ def test_viewer_follows_a_live_game_as_moves_are_posted(page: Any, served: Serve
     assert page.locator("#trick .card").count() == 1
     page.screenshot(path=str(shots / "viewer-live.png"), full_page=True)
     assert page.errors == []
+    # With a seat token in the fragment, the live view is that seat's: its hand face up only.
+    other = next(s for s in tokens if s != seat)
+    page.goto("about:blank")  # a fragment-only change would not reload the page
+    page.goto(f"{served.base}/web/games/{gid}#token={tokens[other]}")
+    page.wait_for_selector("#subtitle:has-text('as your seat')")
+    page.wait_for_selector(f".seat[data-seat='{other}'] .hand .card")
+    assert page.locator(f".seat[data-seat='{other}'] .hand .card.back").count() == 0
+    assert page.errors == []

@@ -5,8 +5,10 @@ const TA = {};
 
 TA.esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
 
-TA.json = async (url) => {
-  const r = await fetch(url, {headers: {"Accept": "application/json"}});
+// no-store: the data is live, and getGame's ETag is the game version whoever asks, so a cached
+// spectator view would be "revalidated" (304) for a seat's request and shown instead of its view.
+TA.json = async (url, headers = {}) => {
+  const r = await fetch(url, {headers: {"Accept": "application/json", ...headers}, cache: "no-store"});
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(body.message || `${r.status} ${r.statusText}`);
   return body;

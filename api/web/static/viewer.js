@@ -143,8 +143,12 @@ function togglePlay() {
 }
 
 // ---- live --------------------------------------------------------------------------------------
+// A seat token in the URL fragment (#token=...) follows the live game as that seat. The fragment
+// never leaves the browser, so the token is not in any server log or Referer.
+const liveToken = new URLSearchParams(location.hash.slice(1)).get("token");
+
 async function refreshLive() {
-  const doc = await TA.json(`/games/${encodeURIComponent(gid)}`);
+  const doc = await TA.json(`/games/${encodeURIComponent(gid)}`, liveToken ? {Authorization: `Bearer ${liveToken}`} : {});
   state.live = doc;
   render([doc.view]);
   $("status").innerHTML = TA.badge(doc.status);
@@ -156,7 +160,7 @@ function startLive() {
   $("mode").textContent = "live";
   $("replay-controls").hidden = true;
   $("perspective").disabled = true;
-  $("subtitle").textContent = "Following the game live (spectator view); it turns into a replay when it ends.";
+  $("subtitle").textContent = `Following the game live (${liveToken ? "as your seat" : "spectator view"}); it turns into a replay when it ends.`;
   const seen = [];
   const source = new EventSource(`/games/${encodeURIComponent(gid)}/events/stream`);
   state.source = source;
