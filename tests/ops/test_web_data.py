@@ -109,9 +109,9 @@ def _play_random(served: Served, game: str, seed: int) -> str:
         assert session.post(f"{served.base}/games/{gid}/moves", json=move, headers=auth, timeout=10).ok
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(game=st.sampled_from(sorted(GAME_SEATS)), seed=st.integers(min_value=0, max_value=10_000),
-       perspective=st.sampled_from(["spectator", "0", "1", "2", "all"]))
+@pytest.mark.parametrize("perspective", ["spectator", "0", "2", "all"])
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(game=st.sampled_from(sorted(GAME_SEATS)), seed=st.integers(min_value=0, max_value=10_000))
 def test_frames_are_the_engines_views_of_the_replayed_game(
     served: Served, game: str, seed: int, perspective: str
 ) -> None:
@@ -123,9 +123,11 @@ def test_frames_are_the_engines_views_of_the_replayed_game(
     ).json()
     engine = get_game(game)
     seats = GAME_SEATS[game]
-    readers: list[int | None] = [None] if perspective == "spectator" else [int(perspective)]
+    readers: list[int | None] = [None]
     if perspective == "all":
         readers = list(range(seats))
+    elif perspective != "spectator":
+        readers = [int(perspective)]
     assert doc["perspectives"] == readers
     assert len(doc["frames"]) == len(replay["actions"]) + 1
     state = engine.replay(replay["header"], [])
