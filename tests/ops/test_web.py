@@ -4,7 +4,8 @@ Rules pinned: the pages load without script errors; the home page lists the tour
 finished tournament's page shows its final standings (one row per entrant, with intervals), the
 rating chart (one line per entrant), the head-to-head or cross-play heat map and the match list
 linking to the viewer; the viewer steps through a replay move by move and trick by trick, from
-any seat's perspective, and follows a live game as moves are posted.
+any seat's perspective, and follows a live game as moves are posted (as a spectator, or as a seat
+with its token), turning into a replay when it ends.
 
 Screenshots land in $TRICKARENA_SCREENSHOTS (default: the test's temp dir).
 """
@@ -196,3 +197,30 @@ def test_viewer_follows_a_live_game_as_moves_are_posted(page: Any, served: Serve
     page.wait_for_selector(f".seat[data-seat='{other}'] .hand .card")
     assert page.locator(f".seat[data-seat='{other}'] .hand .card.back").count() == 0
     assert page.errors == []
+
+
+def test_a_live_game_turns_into_a_replay_when_it_ends(page: Any, served: Served) -> None:
+    """Rule: the viewer following a live game switches to the replay when the game finishes."""
+    import random
+
+    created = new_game(served.base, "tricky-teams", seed=3, options={"raids": 1})
+    gid = created["game_id"]
+    tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+    page.goto(f"{served.base}/web/games/{gid}")
+    page.wait_for_selector("#mode:has-text('live')")
+    rng = random.Random(3)
+    session = requests.Session()
+    while True:
+        doc = session.get(f"{served.base}/games/{gid}", timeout=10).json()
+        if doc["status"] == "finished":
+            break
+        seat = doc["view"]["to_move"][0]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = session.get(f"{served.base}/games/{gid}/legal-moves", headers=auth, timeout=10).json()
+        answer = session.post(f"{served.base}/games/{gid}/moves", json=rng.choice(legal["legal_moves"]),
+                              headers=auth, timeout=10)
+        assert answer.ok, answer.text
+    page.wait_for_selector("#mode:has-text('replay')")
+    page.wait_for_selector("#step:has-text('move 0')")
+    assert page.errors == []
+
