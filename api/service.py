@@ -18,7 +18,7 @@ from marshmallow import ValidationError
 from api import errors
 from api.repository import GameRepository, NoSuchGame, SeatUnavailable, StaleWrite, StoredGame
 from api.schemas import has_only_known_fields, validate_move
-from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn, redact_event
+from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn
 from games.registry import GAMES, get_game
 
 # Without If-Match a move is "apply to the latest state": a lost race is retried this often
@@ -238,9 +238,13 @@ class GameService:
     def redact(self, stored: StoredGame, raw: list[tuple[str, Event]], seat: int | None) -> list[EventRecord]:
         """Apply the engine's view rules to raw events for one reader."""
         engine = self._engine(stored.game)
-        over = stored.finished or engine.is_over(stored.state)
-        redactor = getattr(engine, "redact_event", redact_event)
-        return [EventRecord(eid, int(eid.split("-", 1)[0]), redactor(ev, seat, over)) for eid, ev in raw]
+        if stored.finished:
+            return [EventRecord(eid, int(eid.split("-", 1)[0]), ev) for eid, ev in raw]
+        # The engine owns what a reader may see of its log, as it owns the view.
+        return [
+            EventRecord(eid, int(eid.split("-", 1)[0]), engine.event_view(stored.state, ev, seat))
+            for eid, ev in raw
+        ]
 
     def replay(self, game_id: str) -> dict[str, Any]:
         """After the end: header, actions, final state, result and every event unredacted."""

@@ -141,6 +141,10 @@ class Game(Protocol):
         """Rebuild a state from its creation header and its action list."""
         ...
 
+    def event_view(self, state: State, event: Event, seat: int | None) -> Event:
+        """An event of this game as `seat` may read it now (the view rules applied to the log)."""
+        ...
+
 
 def redact_event(event: Event, seat: int | None, game_over: bool = False) -> Event:
     """Strip the private part of an event unless `seat` may see it (or the game is over)."""

@@ -61,5 +61,9 @@ class TrickNTrouble:
         """Rebuild a state from its header and actions."""
         return engine.replay(header, actions)
 
+    def event_view(self, state: State, event: Event, seat: int | None) -> Event:
+        """A logged event as `seat` may read it now (expert mode: past tricks stay face down)."""
+        return engine.event_view(state, event, seat)
+
 
 GAME = TrickNTrouble()

@@ -26,6 +26,7 @@ from games.base import (
     NotYourTurn,
     State,
     View,
+    redact_event,
 )
 from games.trick_n_trouble.cards import DEFAULT_COLOURS, Card, card_table, colour_sums
 from games.trick_n_trouble.tasks import (
@@ -684,7 +685,7 @@ def _start_round(state: State, events: list[Event]) -> None:
 def _play(state: State, seat: int, card: str, events: list[Event], auto: bool) -> None:
     state["hands"][seat].remove(card)
     state["trick"].append({"seat": seat, "card": card})
-    events.append({"type": "card-played", "seat": seat, "card": card, "auto": auto})
+    events.append({"type": "card-played", "seat": seat, "card": card, "auto": auto, "round": state["round"]})
     if len(state["trick"]) == SEATS:
         _finish_trick(state, events)
     else:
@@ -834,3 +835,21 @@ def view(state: State, seat: int | None) -> View:
         out["story_pile"] = None if state["story"] is None else list(state["story"])
         out["all_passed"] = list(state["passed"])
     return out
+
+
+def trick_left_the_game(state: State, event: Event) -> bool:
+    """Ruling 7: in expert mode a trick's cards leave the game face down once its round is over."""
+    return (
+        bool(state["header"]["options"]["expert"])
+        and event.get("type") in ("card-played", "trick-won")
+        and event.get("round", state["round"]) < state["round"]
+        and state["phase"] != "over"
+    )
+
+
+def event_view(state: State, event: Event, seat: int | None) -> Event:
+    """A logged event as `seat` may read it now: private parts stripped, expert tricks face down."""
+    event = redact_event(event, seat, state["phase"] == "over")
+    if trick_left_the_game(state, event):
+        event = {k: v for k, v in event.items() if k not in ("card", "cards", "sums")}
+    return event

@@ -246,21 +246,22 @@ class TasksKeptEvent(TypedDict):
 
 
 class CardPlayedEvent(TypedDict):
-    """Phase 5: a card was played face up to the trick."""
+    """Phase 5: a card was played face up to the trick (expert mode: `card` gone once the round is over)."""
 
     type: Literal["card-played"]
     seat: int
-    card: str
+    card: NotRequired[str]
     auto: bool
+    round: int
 
 
 class TrickWonEvent(TypedDict):
-    """Phase 6: the trick's winner (next lead), its per-colour sums and the tasks it fulfilled."""
+    """Phase 6: the trick's winner, sums and fulfilled tasks (expert: no cards/sums after the round)."""
 
     type: Literal["trick-won"]
     seat: int
-    cards: list[str]
-    sums: list[int]
+    cards: NotRequired[list[str]]
+    sums: NotRequired[list[int]]
     fulfilled: list[str]
     points: int
     round: int

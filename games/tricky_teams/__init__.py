@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import Game
+from games.base import Game, redact_event
 from games.tricky_teams import engine, options
 from games.tricky_teams.cards import TEAM_NAMES
 from games.tricky_teams.view import view as _view
@@ -37,6 +37,11 @@ class TrickyTeams:
     def view(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         """What `seat` (None: a spectator) may know now."""
         return _view(state, seat)
+
+    @staticmethod
+    def event_view(state: dict[str, Any], event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+        """A logged event as `seat` may read it: private parts only for their seats until the end."""
+        return redact_event(event, seat, engine.is_over(state))
 
 
 GAME: Game = TrickyTeams()

@@ -9,7 +9,6 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.base import redact_event
 from games.trick_n_trouble import GAME
 from tests.games.test_trick_n_trouble_support import DECK, MODES, strings
 
@@ -122,7 +121,7 @@ def test_property_no_view_or_event_leaks_a_hidden_card(
             assert shown & deck <= _visible_cards(state, seat)
             assert not shown & (hidden_tasks - _visible_tasks(state))
             for event in events:
-                redacted = strings(redact_event(event, seat))
+                redacted = strings(GAME.event_view(state, event, seat))
                 if event["type"] not in ("card-played", "trick-won"):
                     private = event.get("private", {}).get("seats", [])
                     assert not redacted & deck or seat in private

@@ -429,7 +429,7 @@ def test_a_forced_single_follow_is_played_automatically() -> None:
     state = new([["blue-5", "yellow-8"], ["blue-3", "green-4"], ["green-5", "green-6"]], tasks=NEVER)
     to_play(state)
     events = act(state, 0, "play", card="blue-5")
-    assert events[1] == {"type": "card-played", "seat": 1, "card": "blue-3", "auto": True}
+    assert events[1] == {"type": "card-played", "seat": 1, "card": "blue-3", "auto": True, "round": 1}
     assert GAME.to_move(state) == [2]
 
 
