@@ -272,6 +272,7 @@ def get_game(game_id: str) -> Response:
     if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
         response = Response(status=304)
         response.headers["ETag"] = etag
+        response.headers["Vary"] = "Authorization"
         return response
     return with_etag(svc.render(stored, seat), stored.version)
 
