@@ -7,10 +7,12 @@ that legal moves are computed without rescanning the trick.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from games.base import GameOver, IllegalMove, InvalidOptions, NotYourTurn
 from games.tricky_teams.cards import (
+    COOK,
     DRUMMER,
     FOG_WITCH,
     HYPNOTIST,
@@ -24,7 +26,7 @@ from games.tricky_teams.deal import deal_from_seed, red_drummer_leads, validate_
 from games.tricky_teams.moves import parse_move
 from games.tricky_teams.options import check_seats, normalize_options
 from games.tricky_teams.rules import may_play, playable_cards, why_not_playable
-from games.tricky_teams.scoring import cook_lies_out, score_trick
+from games.tricky_teams.scoring import score_trick
 
 SCHEMA = 1
 NAME = "tricky-teams"
@@ -33,6 +35,26 @@ Event = dict[str, Any]
 
 # Cards whose play moves need more than one dict: Hypnotists (wishes) and the flag (possibly held twice).
 _HYPNOTISTS_AND_FLAG = frozenset(card for card in RANK if RANK[card] in (HYPNOTIST, 0))
+# Wish templates {seat, team} by seats, leader and cards already in the trick: every seat still to
+# play after the Hypnotist (seats_after), every team, in that order.
+_WISHES: dict[int, list[list[list[dict[str, Any]]]]] = {
+    seats: [
+        [
+            [{"seat": (leader + i) % seats, "team": team} for i in range(played + 1, seats) for team in TEAMS]
+            for played in range(seats)
+        ]
+        for leader in range(seats)
+    ]
+    for seats in range(3, 7)
+}
+_TYPE_PLAY = ("type", "play")
+_DRUMMERS = frozenset(card for card in RANK if RANK[card] == DRUMMER)
+# Move templates; legal_moves hands out copies, never these dicts themselves.
+_PLAY_MOVE: dict[str, dict[str, Any]] = {card: {"type": "play", "card": card} for card in RANK}
+_LOOT_MOVE: dict[str, dict[str, Any]] = {card: {"type": "take-loot", "card": card} for card in RANK}
+_LEADER_MOVES: dict[int, list[dict[str, Any]]] = {
+    seats: [{"type": "choose-leader", "seat": seat} for seat in range(seats)] for seats in range(7)
+}
 _DECISION_WORDS = {
     "play": "play a card",
     "take-loot": "take a loot card",
@@ -100,7 +122,7 @@ def start_raid(state: State, events: list[Event]) -> None:
     state["loot"] = [[] for _ in range(seats)]
     state["trick_number"] = 0
     start_trick(state, leader)
-    eights = [[card for card in hand if RANK[card] == DRUMMER] for hand in hands]
+    eights = [list(filter(_DRUMMERS.__contains__, hand)) for hand in hands]
     events.append({"type": "raid-started", "raid": raid, "leader": leader, "eights": eights})
     for seat, hand in enumerate(hands):
         events.append(
@@ -128,7 +150,7 @@ def to_move(state: State) -> list[int]:
 
 def is_over(state: State) -> bool:
     """True after the last raid has been scored."""
-    return bool(state["phase"] == "over")
+    return state["phase"] == "over"  # type: ignore[no-any-return]
 
 
 def seats_after(state: State) -> list[int]:
@@ -146,30 +168,28 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
     if phase == "play":
         cards = playable_cards(state, seat)
         if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
-            return [{"type": "play", "card": card} for card in cards]
+            # Fresh dicts copied in C from per-card templates (callers may keep or change them).
+            return list(map(dict, map(_PLAY_MOVE.__getitem__, cards)))
         return _play_moves_with_wishes(state, cards)
     if phase == "take-loot":
-        return [{"type": "take-loot", "card": card} for card in sorted(set(state["pending"]["cards"]))]
-    return [{"type": "choose-leader", "seat": s} for s in range(state["seats"])]
+        return list(map(dict, map(_LOOT_MOVE.__getitem__, sorted(set(state["pending"]["cards"])))))
+    return list(map(dict, _LEADER_MOVES[state["seats"]]))
 
 
 def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
     previous = None
-    targets = seats_after(state)
     for card in cards:
         if card == previous:  # the two identical flags are one move
             continue
         previous = card
         moves.append({"type": "play", "card": card})
         if RANK[card] == HYPNOTIST:
-            moves.extend(
-                [
-                    {"type": "play", "card": card, "wish": {"seat": target, "team": team}}
-                    for target in targets
-                    for team in TEAMS
-                ]
-            )
+            # {"type": "play", "card": card, "wish": {"seat": target, "team": team}} for every seat
+            # still to play and every team, built in C: fresh dicts from (key, value) pairs.
+            wishes = _WISHES[state["seats"]][state["leader"]][len(state["trick"])]
+            pairs = zip(repeat(_TYPE_PLAY), repeat(("card", card)), zip(repeat("wish"), map(dict, wishes)))
+            moves.extend(map(dict, pairs))
     return moves
 
 
@@ -178,6 +198,21 @@ def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
 
     The move is validated and copied into the action list; apply keeps no reference to `move`.
     """
+    # Fast path for the commonest move, a legal plain play exactly as legal_moves lists it; anything
+    # else (or any error, so that errors keep their order) goes the general way below.
+    if type(move) is dict and len(move) == 2 and state["phase"] == "play" and seat == state["turn"]:
+        card = move.get("card")
+        if (
+            move.get("type") == "play"
+            and type(seat) is int
+            and type(card) is str
+            and card in RANK
+            and card in state["hands"][seat]
+            and may_play(state, seat, card)
+        ):
+            events = play_card(state, seat, card, None)
+            state["actions"].append({"seat": seat, "move": {"type": "play", "card": card}})
+            return events
     parsed = parse_move(move, state["seats"])
     phase = state["phase"]
     if seat != state["turn"] or type(seat) is not int:
@@ -221,15 +256,12 @@ def hypnotist_may_wish(state: State, card: str, wish: dict[str, Any]) -> None:
         raise IllegalMove(f"a wish must name a seat still to play after you in this trick: {targets}")
 
 
-def fog_witch_forces_face_down(state: State, card: str) -> bool:
-    """Ruling 12: after a Fog Witch every card of the trick goes face down, except the Drummers (8s)."""
-    return bool(state["fog"]) and RANK[card] != DRUMMER
-
-
 def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -> list[Event]:
     """Move `card` from the hand into the trick, update teams out, fog and wishes; score a full trick."""
     state["hands"][seat].remove(card)
-    face_down = fog_witch_forces_face_down(state, card)
+    rank = RANK[card]
+    # Ruling 12: after a Fog Witch every card of the trick goes face down, except the Drummers (8s).
+    face_down = state["fog"] and rank != DRUMMER
     if wish is not None:
         wish = {"seat": wish["seat"], "team": wish["team"]}
     trick: list[dict[str, Any]] = state["trick"]
@@ -252,15 +284,14 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
             if team not in out:
                 out.append(team)
         event = {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": wish}
-    rank = RANK[card]
     if rank == PEASANT:
         state["ones"] += 1
     elif rank == FOG_WITCH:
         state["fog"] = True
     if wish is not None or state["wishes"]:
         update_wishes(state, seat, wish)
-    seats: int = state["seats"]
     events = [event]
+    seats: int = state["seats"]
     if len(trick) == seats:
         finish_trick(state, events)
     else:
@@ -279,17 +310,11 @@ def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
 
 def finish_trick(state: State, events: list[Event]) -> None:
     """Reveal and score the full trick, then start handing out the loot."""
-    cooks_out = [len(cooks) for cooks in state["cooks"]]
     summary, own = score_trick(
-        state["trick"], cooks_out, state["raid"], state["trick_number"], state["leader"]
+        state["trick"], list(map(len, state["cooks"])), state["raid"], state["trick_number"], state["leader"]
     )
     state["last_trick"] = summary
-    state["trick"] = []
-    state["out"] = []
-    state["down"] = False
-    state["fog"] = False
-    state["ones"] = 0
-    state["wishes"] = []
+    state.update(trick=[], out=[], down=False, fog=False, ones=0, wishes=[])
     events.append({"type": "trick-won", **summary})
     thief = summary["thief"]
     order = summary["winners"] if thief is None else [thief]
@@ -311,17 +336,26 @@ def distribute_loot(state: State, events: list[Event]) -> None:
     """Hand out loot round after round, stopping at the first real choice; then everyone's own card."""
     pending = state["pending"]
     cards: list[str] = pending["cards"]
-    order: list[int] = pending["order"]
-    while cards:
-        picker = order[pending["index"] % len(order)]
-        if not (thief_takes_all(pending) or single_choice(cards)):
-            state["phase"] = "take-loot"
-            state["turn"] = picker
-            return
-        card = cards.pop(0)
-        state["loot"][picker].append(card)
-        pending["index"] += 1
-        events.append({"type": "loot-taken", "seat": picker, "card": card, "how": "auto"})
+    if cards:
+        order: list[int] = pending["order"]
+        if thief_takes_all(pending):
+            pile = state["loot"][order[0]]
+            pile.extend(cards)
+            pending["index"] += len(cards)
+            events.extend(
+                [{"type": "loot-taken", "seat": order[0], "card": card, "how": "auto"} for card in cards]
+            )
+            cards.clear()
+        while cards:
+            picker = order[pending["index"] % len(order)]
+            if not single_choice(cards):
+                state["phase"] = "take-loot"
+                state["turn"] = picker
+                return
+            card = cards.pop(0)
+            state["loot"][picker].append(card)
+            pending["index"] += 1
+            events.append({"type": "loot-taken", "seat": picker, "card": card, "how": "auto"})
     winners_take_own_cards(state, events, pending["own"])
     state["pending"] = None
     after_trick(state, events)
@@ -329,12 +363,13 @@ def distribute_loot(state: State, events: list[Event]) -> None:
 
 def winners_take_own_cards(state: State, events: list[Event], own: list[list[Any]]) -> None:
     """Ruling 8/9: each winner takes their own card; a winning Cook lies out in front of its player."""
+    loot = state["loot"]
     for seat, card in own:
-        if cook_lies_out(card):
+        if RANK[card] == COOK:  # ruling 9: a winning Cook lies out in front of its player
             state["cooks"][seat].append(card)
             events.append({"type": "cook-laid-out", "seat": seat, "card": card})
         else:
-            state["loot"][seat].append(card)
+            loot[seat].append(card)
             events.append({"type": "loot-taken", "seat": seat, "card": card, "how": "own"})
 
 

@@ -9,7 +9,7 @@ Legal moves are computed at every decision, so the per-card answers are precompu
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import permutations
 from typing import Any
 
 from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS
@@ -36,10 +36,21 @@ _FREE_OR_PEASANT: dict[str, bool] = {c: _FREE[c] or peasant_follows_peasant(c, T
 _CHALLENGES: dict[str, dict[str, bool]] = {
     team: {c: TEAM[c] is not None and TEAM[c] != team for c in RANK} for team in TEAMS
 }
-_JOINS: dict[frozenset[str], dict[str, bool]] = {
-    frozenset(out): {c: TEAM[c] in out for c in RANK}
+# Keyed by the teams out exactly as the state lists them (in the order they came out), so that a
+# lookup needs only tuple(out): every ordering of 2 to 4 teams is a key (60 keys).
+_JOINS: dict[tuple[str, ...], dict[str, bool]] = {
+    out: {c: TEAM[c] in out for c in RANK}
     for size in range(2, len(TEAMS) + 1)
-    for out in combinations(TEAMS, size)
+    for out in permutations(TEAMS, size)
+}
+# The rule that applies with the teams out (one team: challenge; two or more: join), by tuple(out).
+_COMPLIES: dict[tuple[str, ...], dict[str, bool]] = {(team,): _CHALLENGES[team] for team in TEAMS} | _JOINS
+# "Complies or is free" per teams out, without / with a Peasant in the trick, as bound lookups so
+# that filtering a hand runs in C: list(filter(_OK[False][tuple(out)], hand)).
+_COMPLIES_GET = {out: table.__getitem__ for out, table in _COMPLIES.items()}
+_OK: dict[bool, dict[tuple[str, ...], Any]] = {
+    ones: {out: {c: table[c] or free[c] for c in RANK}.__getitem__ for out, table in _COMPLIES.items()}
+    for ones, free in ((False, _FREE), (True, _FREE_OR_PEASANT))
 }
 
 
@@ -59,26 +70,13 @@ def hypnotist_wish_binds(hand: list[str], team: str) -> list[str] | None:
     return [card for card in hand if TEAM[card] == team or fool_always_playable(card)]
 
 
-def must_challenge(hand: list[str], team_out: str, peasant_out: bool) -> list[str] | None:
-    """Only one team out: play another team if you hold one, or a free card (None: any card)."""
-    challenges = _CHALLENGES[team_out]
-    if not any(map(challenges.__getitem__, hand)):
-        return None
-    free = _FREE_OR_PEASANT if peasant_out else _FREE
-    return [card for card in hand if challenges[card] or free[card]]
-
-
-def must_join(hand: list[str], teams_out: list[str], peasant_out: bool) -> list[str] | None:
-    """Two or more teams out: play one of them if you hold one, or a free card (None: any card)."""
-    joins = _JOINS[frozenset(teams_out)]
-    if not any(map(joins.__getitem__, hand)):
-        return None
-    free = _FREE_OR_PEASANT if peasant_out else _FREE
-    return [card for card in hand if joins[card] or free[card]]
-
-
 def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
-    """Every card `seat` may play now (a flag may appear twice; callers dedupe adjacent flags)."""
+    """Every card `seat` may play now (a flag may appear twice; callers dedupe adjacent flags).
+
+    With one team out the seat must challenge (play another team), with two or more it must join
+    (play one of them); if it holds no such card it may play any card.  Runs at every decision, so
+    the hand is filtered in C through the per-card tables.
+    """
     hand: list[str] = state["hands"][seat]
     if state["wishes"]:
         team = wished_team(state["wishes"], seat)
@@ -89,12 +87,14 @@ def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
     out: list[str] = state["out"]
     # The lead (no team out) and any play once a face-down card is out are free (ruling 12).
     if not out or state["down"]:
-        return list(hand)
-    if len(out) == 1:
-        required = must_challenge(hand, out[0], state["ones"] > 0)
-    else:
-        required = must_join(hand, out, state["ones"] > 0)
-    return list(hand) if required is None else required
+        return hand[:]
+    key = tuple(out)
+    cards = list(filter(_OK[state["ones"] > 0][key], hand))
+    # Every card complies or is free: that is the whole hand either way.  Else the seat must
+    # comply if it can; if none of its cards complies it may play any card.
+    if len(cards) == len(hand) or any(map(_COMPLIES_GET[key], cards)):
+        return cards
+    return hand[:]
 
 
 def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
@@ -107,11 +107,9 @@ def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
     out: list[str] = state["out"]
     if not out or state["down"]:
         return True
-    complies = _CHALLENGES[out[0]] if len(out) == 1 else _JOINS[frozenset(out)]
-    if complies[card] or (_FREE_OR_PEASANT if state["ones"] else _FREE)[card]:
-        return True
-    # The card neither challenges nor joins: legal only when the seat cannot comply at all.
-    return not any(map(complies.__getitem__, hand))
+    key = tuple(out)
+    # A card that neither complies nor is free is legal only when the seat cannot comply at all.
+    return bool(_OK[state["ones"] > 0][key](card)) or not any(map(_COMPLIES_GET[key], hand))
 
 
 def why_not_playable(state: dict[str, Any], seat: int, card: str) -> str:

@@ -8,14 +8,11 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from games.tricky_teams.cards import COOK, PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
+from games.tricky_teams.cards import PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
 
 _STRENGTH = itemgetter("strength")
-
-
-def strength_with_cooks(rank: int, cooks_out: int) -> int:
-    """Ruling 5: a card's strength is its rank plus its player's Cooks lying out (from earlier tricks)."""
-    return rank + cooks_out
+_SEAT = itemgetter("seat")
+_SEAT_AND_CARD = itemgetter("seat", "card")
 
 
 def peasant_strength(peasants: int, cooks_of_members: int) -> int:
@@ -68,19 +65,14 @@ def next_leader(order_seats: list[int], thief: int | None, strategist: int | Non
     return order_seats[0]
 
 
-def cook_lies_out(card: str) -> bool:
-    """Ruling 9: a Cook in the winning team lies out in front of its player instead of joining the loot."""
-    return RANK[card] == COOK
-
-
 def score_trick(
     plays: list[dict[str, Any]], cooks_out: list[int], raid: int, number: int, leader: int
 ) -> tuple[dict[str, Any], list[list[Any]]]:
     """Reveal and evaluate a complete trick: the scored trick (wire.ScoredTrick) and the own cards.
 
-    Runs once per trick, so it makes one pass for the strengths and one for the winning team.  The
-    trick's play dicts are reused (each gains its `strength`): the caller discards the trick.  The
-    own cards are [seat, card] pairs in pick order.
+    Runs once per trick, so it makes one pass for the strengths and one for the winning team, with
+    the rule helpers above inlined.  The trick's play dicts are reused (each gains its `strength`):
+    the caller discards the trick.  The own cards are [seat, card] pairs in pick order.
     """
     totals: dict[str, int] = {}
     peasants = peasant_cooks = 0
@@ -92,14 +84,19 @@ def score_trick(
             continue
         cooks = cooks_out[play["seat"]]
         rank = RANK[card]
-        strength = play["strength"] = strength_with_cooks(rank, cooks)
+        strength = play["strength"] = rank + cooks  # ruling 5: rank plus the player's Cooks lying out
         totals[team] = totals.get(team, 0) + strength
         if rank == PEASANT:
             peasants += 1
             peasant_cooks += cooks
     if peasants:
         totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
-    team = winning_team(plays, totals)
+    values = list(totals.values())
+    best = max(values)
+    if values.count(best) == 1:  # no tie: the first (only) team with the best value
+        team = next(team for team, value in totals.items() if value == best)
+    else:
+        team = winning_team(plays, totals)
     # Membership: every 1 is also a Peasant (ruling 6); a flag is in no team, so it is always loot.
     key, wanted = (RANK, PEASANT) if team == PEASANTS else (TEAM, team)
     members: list[dict[str, Any]] = []
@@ -117,7 +114,7 @@ def score_trick(
         else:
             loot.append(card)
     order = loot_order(members, team)
-    order_seats = [play["seat"] for play in order]
+    order_seats = list(map(_SEAT, order))
     scored = {
         "raid": raid,
         "number": number,
@@ -131,4 +128,4 @@ def score_trick(
         "strategist": strategist,
         "next_leader": next_leader(order_seats, thief, strategist),
     }
-    return scored, [[play["seat"], play["card"]] for play in order]
+    return scored, list(map(list, map(_SEAT_AND_CARD, order)))

@@ -39,6 +39,24 @@ def test_same_seed_same_deal_and_raids_differ() -> None:
     assert GAME.new_game(4, seed=None) == GAME.new_game(4, seed=0)
 
 
+def test_seeded_deals_are_those_of_random_shuffle() -> None:
+    """The spelled-out shuffle deals exactly what `random.Random(f"{seed}:{raid}").shuffle` dealt,
+    so a seed keeps giving the same game (stored games replay) after the speed-up."""
+    import random
+
+    from games.tricky_teams.cards import full_deck, hand_size, sort_hand
+    from games.tricky_teams.deal import deal_from_seed
+
+    for seats in (3, 4, 5, 6):
+        size = hand_size(seats)
+        for seed in (0, 1, 7, 12345, -3, 2**40):
+            for raid in (1, 2, 4):
+                deck = full_deck(seats)
+                random.Random(f"{seed}:{raid}").shuffle(deck)
+                expected = [sort_hand(deck[i * size : (i + 1) * size]) for i in range(seats)]
+                assert deal_from_seed(seats, seed, raid) == expected
+
+
 def test_ruling_1_red_drummer_leads_every_raid() -> None:
     """The first trick of each raid is led by whoever holds red-8 (explicit deal and seeded raids)."""
     state = new([["red-5"], ["red-8"], ["blue-3"], ["green-2"]], raids=3)
