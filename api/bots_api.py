@@ -10,23 +10,21 @@ policy comes from ``TRICKARENA_ALLOWED_NETWORKS`` (app config first, then the en
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from flask import Flask, Response, current_app, jsonify
 from flask_smorest import Api, Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api import errors
+from api.blueprint_util import ErrorDocs
 from api.bot_registry import BotNotFound, BotRegistry
 from api.games_api import bearer_token
-from api.schemas import ErrorSchema
 from bots.protocol import register_protocol_schemas
 from harness.outbound import ALLOWED_NETWORKS_ENV, AddressPolicy
 
 blp = Blueprint("bots", __name__, description="Bots: submit an HTTP bot, list, read, update, delete.")
 
-F = TypeVar("F", bound=Callable[..., Any])
 BOT_ID_PATTERN = r"^[0-9a-f]{16}$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 OWNER_AUTH = [{"ownerKey": []}]
@@ -44,15 +42,7 @@ ERROR_TEXT = {
 }
 
 
-def documents_errors(*codes: int) -> Callable[[F], F]:
-    """Document the error responses an operation can return (all share the Error schema)."""
-
-    def decorate(func: F) -> F:
-        for code in codes:
-            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code])(func)
-        return func
-
-    return decorate
+documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 
 # --------------------------------------------------------------------------- schemas

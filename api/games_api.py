@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import orjson
 from flask import Response, current_app, jsonify, request, stream_with_context
 from flask_smorest import Blueprint
 
 from api import errors
+from api.blueprint_util import ErrorDocs
 from api.schemas import (
     MAX_SEED,
     CreatedGameSchema,
     CreateGameSchema,
-    ErrorSchema,
     EventListSchema,
     EventsQuerySchema,
     GameSchema,
@@ -34,7 +34,6 @@ from games.registry import GAMES
 
 blp = Blueprint("games", __name__, description="Games: create, join, view, move, events, replay.")
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
@@ -79,15 +78,7 @@ SSE_MESSAGE: dict[str, Any] = {
 }
 
 
-def documents_errors(*codes: int) -> Callable[[F], F]:
-    """Document the error responses an operation can return (all share the Error schema)."""
-
-    def decorate(func: F) -> F:
-        for code in codes:
-            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code])(func)
-        return func
-
-    return decorate
+documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 
 def service() -> GameService:

@@ -9,24 +9,22 @@ default ``trickarena``) where `trickarena worker` processes pick them up.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from datetime import UTC
-from typing import Any, TypeVar
+from typing import Any
 
 from flask import Flask, Response, current_app, jsonify
 from flask_smorest import Api, Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api import errors
+from api.blueprint_util import ErrorDocs
 from api.games_api import bearer_token
-from api.schemas import ErrorSchema
 from harness import tournaments as ops
 from harness.runner import HarnessContext
 from harness.store import HarnessStore
 
 blp = Blueprint("tournaments", __name__, description="Tournaments and leagues of bots.")
 
-F = TypeVar("F", bound=Callable[..., Any])
 BOT_ID = validate.Regexp(r"^[0-9a-f]{16}$", error="a bot id: 16 lowercase hex digits")
 OWNER_AUTH = [{"ownerKey": []}]
 ERROR_TEXT = {
@@ -42,15 +40,7 @@ ERROR_TEXT = {
 }
 
 
-def documents_errors(*codes: int) -> Callable[[F], F]:
-    """Document the error responses an operation can return (all share the Error schema)."""
-
-    def decorate(func: F) -> F:
-        for code in codes:
-            func = blp.alt_response(code, schema=ErrorSchema, description=ERROR_TEXT[code])(func)
-        return func
-
-    return decorate
+documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 
 def context() -> HarnessContext:
