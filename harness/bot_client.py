@@ -74,6 +74,7 @@ class BotClient:
         move = body["move"]
         wanted = move_key(move)
         for legal in legal_moves:
-            if move_key(legal) == wanted:
+            # `==` first (cheap); the canonical JSON then keeps the match exact (1 is not 1.0 or true).
+            if legal == move and move_key(legal) == wanted:
                 return MoveAnswer(legal, None, elapsed)
         return MoveAnswer(None, FaultCode.ILLEGAL_MOVE.value, elapsed)

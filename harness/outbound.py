@@ -12,15 +12,20 @@ A bot URL is user input, so a call to it must not become a way into the platform
   Unset, it allows loopback only (a local run: bots on this machine); set it to an empty
   string to allow no special network at all. Cloud-metadata addresses are refused even inside
   an allowed network unless the list names them exactly;
-- redirects are never followed; responses are bounded in size and in total time.
+- redirects are never followed; responses are bounded in size and in total time (every send and
+  read of a call shares one deadline, so a bot dripping bytes slowly is cut off).
 """
 
 from __future__ import annotations
 
+import http.client
+import io
 import ipaddress
-import json
 import os
+import select
 import socket
+import ssl
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,8 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import requests
-from requests.adapters import HTTPAdapter
+import orjson
 
 from bots.protocol import FaultCode, sign
 
@@ -204,22 +208,115 @@ def check_url(url: str, policy: AddressPolicy | None = None, resolver: Resolver 
 # --------------------------------------------------------------------------- pinned session
 
 
-class PinnedAdapter(HTTPAdapter):
-    """Requests go to the pinned IP while TLS still uses and verifies the original host name."""
+class _DeadlineReader(io.RawIOBase):
+    """Reads a socket with the session's request deadline as the bound of every `recv`.
 
-    def __init__(self, server_hostname: str, **kwargs: Any) -> None:
-        self._server_hostname = server_hostname
-        super().__init__(**kwargs)
+    A socket timeout alone bounds each `recv`, not the whole answer: a bot dripping its status
+    line, headers or body a byte at a time could hold a call far past its deadline.
+    """
 
-    def build_connection_pool_key_attributes(
-        self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Add SNI and hostname verification for the original name to the pool key."""
-        host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
-        if host_params.get("scheme") == "https":
-            pool_kwargs["server_hostname"] = self._server_hostname
-            pool_kwargs["assert_hostname"] = self._server_hostname
-        return host_params, pool_kwargs
+    def __init__(
+        self, sock: socket.socket, deadline: Callable[[], float], on_close: Callable[[], None]
+    ) -> None:
+        super().__init__()
+        self._sock = sock
+        self._deadline = deadline
+        self._on_close = on_close
+
+    def close(self) -> None:
+        """Release the socket (it closes once the connection has let go of it too)."""
+        if not self.closed:
+            super().close()
+            self._on_close()
+
+    def readable(self) -> bool:
+        """Always: this is a reader."""
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """One `recv_into` bounded by what is left of the deadline."""
+        remaining = self._deadline() - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed while reading the answer")
+        self._sock.settimeout(remaining)
+        return self._sock.recv_into(buffer)
+
+
+class _DeadlineSocket:
+    """The few socket methods http.client uses, with every send and read bounded by the deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: Callable[[], float]) -> None:
+        self.sock = sock
+        self._deadline = deadline
+        # Like socket.makefile's reference count: http.client closes the connection while the
+        # response of a `Connection: close` answer still reads from it.
+        self._readers = 0
+        self._closed = False
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        """A buffered reader for one response (closing it leaves the socket open for keep-alive)."""
+        self._readers += 1
+        return io.BufferedReader(_DeadlineReader(self.sock, self._deadline, self._reader_closed))
+
+    def _reader_closed(self) -> None:
+        self._readers -= 1
+        if self._closed and self._readers == 0:
+            self.sock.close()
+
+    def sendall(self, data: bytes) -> None:
+        """Send the request, bounded by what is left of the deadline."""
+        remaining = self._deadline() - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed while sending the request")
+        self.sock.settimeout(remaining)
+        self.sock.sendall(data)
+
+    def close(self) -> None:
+        """Close the socket once no response reads from it any more."""
+        self._closed = True
+        if self._readers == 0:
+            self.sock.close()
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to the pinned address whose socket honours the session's deadline."""
+
+    def __init__(self, target: Target, deadline: Callable[[], float]) -> None:
+        super().__init__(target.address, target.port)
+        self._deadline = deadline
+
+    def connect(self) -> None:
+        """Connect to the pinned address within the deadline (no proxy, no new DNS lookup)."""
+        self.sock = _DeadlineSocket(self._raw_connection(), self._deadline)  # type: ignore[assignment]
+
+    def _raw_connection(self) -> socket.socket:
+        remaining = self._deadline() - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed before connecting")
+        sock = socket.create_connection((self.host, self.port), remaining)
+        # Small requests and answers: don't let Nagle hold the body back for the peer's ACK.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+
+class _PinnedHTTPSConnection(_PinnedHTTPConnection):
+    """The same over TLS: SNI and certificate checks use the URL's host name, not the pinned IP."""
+
+    def __init__(self, target: Target, deadline: Callable[[], float]) -> None:
+        super().__init__(target, deadline)
+        self._server_hostname = target.host
+        self._context = ssl.create_default_context()  # verifies the chain and the host name
+
+    def connect(self) -> None:
+        """Connect to the pinned address, then do the TLS handshake for the original name."""
+        raw = self._raw_connection()
+        try:
+            raw.settimeout(max(0.001, self._deadline() - time.monotonic()))
+            tls = self._context.wrap_socket(raw, server_hostname=self._server_hostname)
+        except BaseException:
+            raw.close()
+            raise
+        self.sock = _DeadlineSocket(tls, self._deadline)  # type: ignore[assignment]
 
 
 @dataclass
@@ -234,13 +331,18 @@ class Response:
     def json(self) -> Any:
         """The body parsed as JSON; raise OutboundError(malformed_body) otherwise."""
         try:
-            return json.loads(self.body)
-        except (ValueError, UnicodeDecodeError) as exc:
+            return orjson.loads(self.body)
+        except (orjson.JSONDecodeError, ValueError, UnicodeDecodeError) as exc:
             raise OutboundError(FaultCode.MALFORMED_BODY, f"body is not JSON: {exc}") from None
 
 
 class BotSession:
-    """Connection-reusing, pinned, signed HTTP client for one bot URL."""
+    """Keep-alive, pinned, signed HTTP client for one bot URL (one connection, reused call after call).
+
+    Built on `http.client` rather than requests: a bot call is the harness's hot path, and
+    requests/urllib3 cost about 1 ms of CPU per call where this costs a fraction of that.
+    No proxies or `.netrc` are consulted, redirects are never followed.
+    """
 
     def __init__(
         self,
@@ -253,15 +355,21 @@ class BotSession:
         self.target = check_url(url, policy, resolver)
         self.secret = secret
         self.max_bytes = max_bytes
-        self._session = requests.Session()
-        self._session.trust_env = False  # no proxies or netrc from the environment
-        adapter = PinnedAdapter(self.target.host, pool_connections=1, pool_maxsize=4, max_retries=0)
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
+        self._deadline_at = 0.0
+        connection_class = _PinnedHTTPSConnection if self.target.scheme == "https" else _PinnedHTTPConnection
+        self._conn = connection_class(self.target, lambda: self._deadline_at)
+        self._headers = {
+            "Host": self.target.host_header(),
+            "User-Agent": USER_AGENT,
+            "Accept": "application/json",
+        }
+        self._base_path = self.target.base_path.rstrip("/")
+        # One connection, so one call at a time (a caller sharing a session between threads waits).
+        self._lock = threading.Lock()
 
     def close(self) -> None:
-        """Close the pooled connections."""
-        self._session.close()
+        """Close the connection."""
+        self._conn.close()
 
     def __enter__(self) -> BotSession:
         return self
@@ -269,60 +377,77 @@ class BotSession:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _drop_if_stale(self) -> None:
+        # Like urllib3: a kept-alive socket that is readable before we sent anything was closed
+        # by the bot (idle timeout) or holds junk; reconnect instead of failing the call.
+        wrapped = self._conn.sock
+        if wrapped is None:
+            return
+        sock = wrapped.sock  # type: ignore[attr-defined]
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+        except (OSError, ValueError):
+            readable = [sock]
+        if readable:
+            self._conn.close()
+
     def request(
         self, method: str, path: str, payload: Any = None, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> Response:
         """One call with a total time bound; raise OutboundError with a FaultCode on any failure."""
-        body = b"" if payload is None else json.dumps(payload, separators=(",", ":")).encode("utf-8")
-        headers = {"Host": self.target.host_header(), "User-Agent": USER_AGENT, "Accept": "application/json"}
-        if payload is not None:
+        # orjson: compact UTF-8 JSON like json.dumps(separators=(",", ":")), ~5x faster on a 4 KB view.
+        body = None if payload is None else orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+        headers = dict(self._headers)
+        if body is not None:
             headers["Content-Type"] = "application/json"
         if self.secret is not None:
-            headers.update(sign(self.secret, body))
-        start = time.monotonic()
-        deadline = start + timeout_s
-        try:
-            resp = self._session.request(
-                method,
-                self.target.pinned_url(path),
-                data=body if payload is not None else None,
-                headers=headers,
-                timeout=(timeout_s, timeout_s),
-                allow_redirects=False,
-                stream=True,
-            )
-        except requests.Timeout as exc:
-            raise OutboundError(FaultCode.TIMEOUT, f"no answer within {timeout_s:.3f}s: {exc}") from None
-        except (requests.RequestException, OSError) as exc:
-            raise OutboundError(FaultCode.CONNECTION_ERROR, f"connection failed: {exc}") from None
-        try:
-            chunks: list[bytes] = []
-            size = 0
-            declared = resp.headers.get("Content-Length")
-            if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            headers.update(sign(self.secret, body or b""))
+        with self._lock:
+            start = time.monotonic()
+            self._deadline_at = start + timeout_s
+            conn = self._conn
+            reusable = False
+            resp: http.client.HTTPResponse | None = None
+            try:
+                self._drop_if_stale()
+                conn.request(method, self._base_path + "/" + path.lstrip("/"), body, headers)
+                resp = conn.getresponse()
+                declared = resp.getheader("Content-Length")
+                if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+                    raise OutboundError(
+                        FaultCode.RESPONSE_TOO_LARGE, f"body of {declared} bytes is over the bound"
+                    )
+                chunks: list[bytes] = []
+                size = 0
+                while True:
+                    # read1: whatever has arrived (one recv), so the deadline is checked as bytes drip in.
+                    chunk = resp.read1(16384)
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        raise OutboundError(FaultCode.RESPONSE_TOO_LARGE, f"body over {self.max_bytes} bytes")
+                    chunks.append(chunk)
+                reusable = not resp.will_close
+            except TimeoutError as exc:
                 raise OutboundError(
-                    FaultCode.RESPONSE_TOO_LARGE, f"body of {declared} bytes is over the bound"
-                )
-            for chunk in resp.iter_content(chunk_size=16384):
-                size += len(chunk)
-                if size > self.max_bytes:
-                    raise OutboundError(FaultCode.RESPONSE_TOO_LARGE, f"body over {self.max_bytes} bytes")
-                # A bot dripping bytes slowly must not outlive the deadline.
-                if time.monotonic() > deadline:
-                    raise OutboundError(FaultCode.TIMEOUT, f"body not complete within {timeout_s:.3f}s")
-                chunks.append(chunk)
-        except requests.Timeout as exc:
-            raise OutboundError(FaultCode.TIMEOUT, f"no answer within {timeout_s:.3f}s: {exc}") from None
-        except requests.RequestException as exc:
-            raise OutboundError(FaultCode.CONNECTION_ERROR, f"reading the answer failed: {exc}") from None
-        finally:
-            resp.close()
-        elapsed = time.monotonic() - start
+                    FaultCode.TIMEOUT, f"no complete answer within {timeout_s:.3f}s: {exc}"
+                ) from None
+            except (http.client.HTTPException, OSError) as exc:
+                raise OutboundError(FaultCode.CONNECTION_ERROR, f"connection failed: {exc!r}") from None
+            finally:
+                if resp is not None:
+                    resp.close()  # hands the connection back (http.client refuses a new request before)
+                if not reusable:
+                    # A half-read, failed or `Connection: close` answer: the next call reconnects.
+                    conn.close()
+            elapsed = time.monotonic() - start
         if elapsed > timeout_s:
             raise OutboundError(FaultCode.TIMEOUT, f"answer took {elapsed:.3f}s, over {timeout_s:.3f}s")
-        result = Response(resp.status_code, b"".join(chunks), elapsed, dict(resp.headers))
-        if resp.status_code != 200:
-            raise OutboundError(FaultCode.HTTP_STATUS, f"bot answered HTTP {resp.status_code}")
+        assert resp is not None
+        result = Response(resp.status, b"".join(chunks), elapsed, dict(resp.getheaders()))
+        if resp.status != 200:
+            raise OutboundError(FaultCode.HTTP_STATUS, f"bot answered HTTP {resp.status}")
         return result
 
     def get_json(self, path: str = "/", timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
