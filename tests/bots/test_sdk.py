@@ -11,13 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import flask
 import pytest
 import requests
 
 from bots.examples.minimal import choose as minimal_choose
 from bots.protocol import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
-from bots.sdk import BotServer, FunctionBot
+from bots.sdk import BotServer, FunctionBot, client_address
 from harness.outbound import DEFAULT_ALLOWED, AddressPolicy, BotSession, parse_networks
 
 SECRET = "sdk-test-secret"
@@ -170,7 +169,8 @@ class PortRecorder(FunctionBot):
 
     def move(self, message: dict[str, Any]) -> dict[str, Any]:
         """Record the caller's port, then choose."""
-        self.ports.add(str(flask.request.environ.get("REMOTE_PORT")))
+        address = client_address()
+        self.ports.add(str(address[1] if address else None))
         return super().move(message)
 
 
@@ -200,3 +200,42 @@ def test_rule_sdk_server_refuses_unframed_or_oversized_bodies(bot_url: str, raw:
         sock.sendall(raw)
         answer = sock.recv(4096)
     assert answer.startswith(f"HTTP/1.1 {status} ".encode()), answer[:80]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        MOVE,
+        {key: value for key, value in MOVE.items() if key != "previous"},
+        {**MOVE, "previous": None},
+        {**MOVE, "seat": "1"},
+        {**MOVE, "seat": True},
+        {**MOVE, "seat": 16},
+        {**MOVE, "deadline_ms": 0},
+        {**MOVE, "deadline_ms": 1.0},
+        {**MOVE, "match_id": ""},
+        {**MOVE, "legal_moves": []},
+        {**MOVE, "legal_moves": [["play"]]},
+        {**MOVE, "view": []},
+        {**MOVE, "previous": {"status": "replaced", "fault": "nonsense"}},
+        {**MOVE, "previous": {"status": "accepted"}},
+        {**MOVE, "extra": 1},
+        [],
+    ],
+)
+def test_rule_fast_move_check_agrees_with_the_schema(payload: Any) -> None:
+    """Rule: the SDK's direct /move check accepts only what MoveRequestSchema accepts, loaded the same."""
+    from marshmallow import ValidationError
+
+    from bots.protocol import MoveRequestSchema
+    from bots.sdk import _canonical_move_request
+
+    fast = _canonical_move_request(payload)
+    if payload is MOVE:
+        assert fast is not None  # what the harness sends takes the direct path
+    try:
+        loaded = MoveRequestSchema().load(payload)
+    except ValidationError:
+        assert fast is None
+    else:
+        assert fast is None or fast == loaded
