@@ -30,6 +30,7 @@ import logging
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,21 +232,22 @@ def _play(
     next_renew = time.monotonic() + ttl_ms / 3000
     try:
         if not resumed:
-            for seat, bot_id in enumerate(seats):
-                acct.bot_s += clients[bot_id].notify(
-                    "/start",
-                    {
-                        "match_id": match_id,
-                        "game": spec["game"],
-                        "seat": seat,
-                        "seats": n,
-                        "options": spec.get("options") or {},
-                        "deadline_ms": deadline_ms,
-                        "time_bank_ms": int(spec["time_bank_ms"]),
-                        "opponents": [b for s, b in enumerate(seats) if s != seat],
-                    },
-                    min(NOTIFY_TIMEOUT_S, deadline_ms / 1000),
-                )
+            acct.bot_s += _notify_all(
+                clients,
+                seats,
+                "/start",
+                lambda seat: {
+                    "match_id": match_id,
+                    "game": spec["game"],
+                    "seat": seat,
+                    "seats": n,
+                    "options": spec.get("options") or {},
+                    "deadline_ms": deadline_ms,
+                    "time_bank_ms": int(spec["time_bank_ms"]),
+                    "opponents": [b for s, b in enumerate(seats) if s != seat],
+                },
+                deadline_ms,
+            )
             # Slow /start answers (up to a deadline each) must not outlive the lease.
             if not store.renew_lease(tid, index, token, ttl_ms):
                 raise LeaseLost(f"lost the lease of match {match_id}")
@@ -310,19 +312,20 @@ def _play(
                     raise LeaseLost(f"lost the lease of match {match_id}")
             state, version, finished = _commit(ctx, engine, game_id, state, version, seat, move)
         result = engine.result(state)
-        for seat, bot_id in enumerate(seats):
-            acct.bot_s += clients[bot_id].notify(
-                "/end",
-                {
-                    "match_id": match_id,
-                    "game": spec["game"],
-                    "seat": seat,
-                    "result": result,
-                    "view": engine.view(state, seat),
-                    "faults": acct.faults[seat],
-                },
-                min(NOTIFY_TIMEOUT_S, deadline_ms / 1000),
-            )
+        acct.bot_s += _notify_all(
+            clients,
+            seats,
+            "/end",
+            lambda seat: {
+                "match_id": match_id,
+                "game": spec["game"],
+                "seat": seat,
+                "result": result,
+                "view": engine.view(state, seat),
+                "faults": acct.faults[seat],
+            },
+            deadline_ms,
+        )
         timing = {
             "wall_s": time.monotonic() - started,
             # This process's CPU (engine, Redis client, HTTP client): load-independent, unlike wall time.
@@ -340,6 +343,18 @@ def _play(
     finally:
         for client in clients.values():
             client.close()
+
+
+def _notify_all(
+    clients: dict[str, BotClient],
+    seats: list[str],
+    path: str,
+    message: Callable[[int], dict[str, Any]],
+    deadline_ms: int,
+) -> float:
+    """POST /start or /end to every seat's bot (answers ignored); the seconds spent in the calls."""
+    timeout_s = min(NOTIFY_TIMEOUT_S, deadline_ms / 1000)
+    return sum(clients[bot_id].notify(path, message(seat), timeout_s) for seat, bot_id in enumerate(seats))
 
 
 class LeaseLost(RuntimeError):

@@ -250,20 +250,24 @@ def _played(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in results if not r.get("error")]
 
 
-def get_standings(ctx: HarnessContext, tid: str) -> dict[str, Any]:
-    """Final standings once finished; live standings over the results so far before that."""
-    record = _record(ctx, tid)
-    stored = ctx.store.standings(tid)
-    if stored is not None:
-        return stored
-    spec = record["spec"]
-    doc = compute_standings(
+def _standings_now(ctx: HarnessContext, tid: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """The standings over the results recorded so far (error results left out)."""
+    return compute_standings(
         _played(ctx.store.results(tid)),
         spec["entrants"],
         spec["cooperative"],
         spec["seed"],
         prior=_prior(spec),
     )
+
+
+def get_standings(ctx: HarnessContext, tid: str) -> dict[str, Any]:
+    """Final standings once finished; live standings over the results so far before that."""
+    record = _record(ctx, tid)
+    stored = ctx.store.standings(tid)
+    if stored is not None:
+        return stored
+    doc = _standings_now(ctx, tid, record["spec"])
     doc.update({"tournament_id": tid, "final": False, "status": record["status"]})
     return doc
 
@@ -280,13 +284,7 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
     if record["completed"] < record["total"]:
         return False
     spec = record["spec"]
-    doc = compute_standings(
-        _played(ctx.store.results(tid)),
-        spec["entrants"],
-        spec["cooperative"],
-        spec["seed"],
-        prior=_prior(spec),
-    )
+    doc = _standings_now(ctx, tid, spec)
     doc.update({"tournament_id": tid, "final": True, "status": "finished"})
     ctx.store.save_standings(tid, doc)
     doc = ctx.store.standings(tid) or doc
