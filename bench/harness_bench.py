@@ -10,8 +10,10 @@ same tournament (same seed) is run `--runs` times and the medians are printed:
 - the harness's own time per decision: a match's wall time minus the time spent waiting on
   the bots (HTTP calls included), over its decisions -- engine, Redis writes, WAL, leases;
 - the harness's CPU time per decision (the work-horse's process time), with and without the
-  CPU spent inside the bot calls (the requests/urllib3 client, signing, JSON of the message):
-  the same cost without the waiting that a loaded machine adds to wall time.
+  CPU spent inside the bot calls (the HTTP client, signing, JSON of the message): the same
+  cost without the waiting that a loaded machine adds to wall time;
+- the bots' CPU per decision (all bot processes, from /proc): with the worker's CPU it is what
+  one decision costs the machine, which bounds how far more workers can scale on few cores.
 
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
 """
@@ -83,10 +85,24 @@ def start_bots(ctx: HarnessContext, count: int, tag: str) -> tuple[list[str], li
     return ids, procs
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_once(
-    ctx: HarnessContext, url: str, ids: list[str], workers: int, deals: int, seed: int
+    ctx: HarnessContext,
+    url: str,
+    ids: list[str],
+    workers: int,
+    deals: int,
+    seed: int,
+    bot_pids: list[int],
 ) -> dict[str, float]:
     """One tournament with `workers` worker processes; its figures."""
+    bot_cpu_before = sum(cpu_seconds(pid) for pid in bot_pids)
     info = create_tournament(
         ctx, "tricky-teams", 4, ids, deals=deals, deadline_ms=2000, time_bank_ms=5000, seed=seed
     )
@@ -123,6 +139,7 @@ def run_once(
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
             proc.wait(timeout=30)
+    bot_cpu_s = sum(cpu_seconds(pid) for pid in bot_pids) - bot_cpu_before
     record = ctx.store.tournament(tid)
     assert record is not None
     elapsed = float(record["finished_at"]) - float(record["started_at"])
@@ -141,6 +158,7 @@ def run_once(
         "bot_ms_per_decision": bot_s / decisions * 1000,
         "harness_cpu_ms_per_decision": cpu_s / decisions * 1000,
         "harness_cpu_excl_http_client_ms_per_decision": (cpu_s - call_cpu_s) / decisions * 1000,
+        "bot_cpu_ms_per_decision": bot_cpu_s / decisions * 1000,
     }
 
 
@@ -170,12 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     tag = uuid.uuid4().hex[:8]
     prefix, queue = f"ta-bench:{tag}:", f"ta-bench-{tag}"
     ctx = HarnessContext.build(url, prefix, queue)
+    load_at_start = os.getloadavg()
     ids, bot_procs = start_bots(ctx, args.bots, tag)
     runs: dict[int, list[dict[str, float]]] = {1: [], 2: []}
     try:
         for run in range(args.runs):
             for workers in (1, 2):
-                figures = run_once(ctx, url, ids, workers, args.deals, seed=run + 1)
+                figures = run_once(
+                    ctx, url, ids, workers, args.deals, seed=run + 1, bot_pids=[p.pid for p in bot_procs]
+                )
                 runs[workers].append(figures)
                 print(json.dumps({"workers": workers, "run": run, **figures}), flush=True)
     finally:
@@ -189,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         summary[f"{workers}_worker"] = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
     one, two = summary["1_worker"], summary["2_worker"]
     summary["speedup_2_vs_1"] = two["matches_per_min"] / one["matches_per_min"]
-    summary["load_average"] = os.getloadavg()
+    summary["load_average_at_end"] = os.getloadavg()
+    summary["load_average_at_start"] = load_at_start
     print(json.dumps(summary, indent=2))
     return 0
 
