@@ -1,4 +1,4 @@
-"""What the API's blueprints share: documenting their error responses in the OpenAPI spec."""
+"""What the API's blueprints share: documenting error responses and header parameters in the OpenAPI spec."""
 
 from __future__ import annotations
 
@@ -35,3 +35,14 @@ class ErrorDocs:
             return func
 
         return decorate
+
+
+def header_parameter(name: str, description: str) -> dict[str, Any]:
+    """An optional string request header, as an OpenAPI parameter."""
+    return {
+        "in": "header",
+        "name": name,
+        "required": False,
+        "schema": {"type": "string"},
+        "description": description,
+    }

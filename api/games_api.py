@@ -12,7 +12,7 @@ from flask import Response, current_app, jsonify, request, stream_with_context
 from flask_smorest import Blueprint
 
 from api import errors
-from api.blueprint_util import ErrorDocs
+from api.blueprint_util import ErrorDocs, header_parameter
 from api.schemas import (
     MAX_SEED,
     CreatedGameSchema,
@@ -295,13 +295,7 @@ def list_legal_moves(game_id: str) -> Response:
         "content": {"application/json": {"schema": ref("Move")}},
     },
     parameters=[
-        {
-            "in": "header",
-            "name": "If-Match",
-            "required": False,
-            "schema": {"type": "string"},
-            "description": "Apply only if the game is still at this version (412 otherwise).",
-        }
+        header_parameter("If-Match", "Apply only if the game is still at this version (412 otherwise).")
     ],
 )
 @blp.response(200, GameSchema, headers=ETAG_HEADER)
@@ -360,15 +354,7 @@ def _parse_last_event_id(value: str | None) -> tuple[int, int] | None:
     description="Each event is sent as `id: <version>-<n>` and `data: <Event JSON>`; reconnect with "
     "`Last-Event-ID` to resume. The stream ends with an `end` event when the game is over or after "
     "`timeout` seconds (capped by the server).",
-    parameters=[
-        {
-            "in": "header",
-            "name": "Last-Event-ID",
-            "required": False,
-            "schema": {"type": "string"},
-            "description": "Resume after this event id.",
-        }
-    ],
+    parameters=[header_parameter("Last-Event-ID", "Resume after this event id.")],
     responses={200: {"content": {"text/event-stream": {"schema": SSE_MESSAGE}}}},
 )
 @blp.arguments(StreamQuerySchema, location="query")

@@ -63,6 +63,23 @@ def _json(body: Any, status: int = 200) -> Response:
     return response
 
 
+def _created(body: dict[str, Any], location: str) -> Response:
+    response = _json(body, 201)
+    response.headers["Location"] = location
+    return response
+
+
+def _match_settings(body: dict[str, Any]) -> dict[str, Any]:
+    # How each match is played: the fields tournaments and leagues share (`_MatchSettings`).
+    return {
+        "deals": body["deals"],
+        "deadline_ms": body["deadline_ms"],
+        "time_bank_ms": body["time_bank_ms"],
+        "options": body["options"] or None,
+        "max_tables": body["max_tables"],
+    }
+
+
 # --------------------------------------------------------------------------- schemas
 
 
@@ -333,18 +350,12 @@ def create_tournament(body: dict[str, Any]) -> Response:
         body["game"],
         body["seats"],
         body["entrants"],
-        deals=body["deals"],
-        deadline_ms=body["deadline_ms"],
-        time_bank_ms=body["time_bank_ms"],
         start_at=body["start_at"],
         seed=body["seed"],
-        options=body["options"] or None,
-        max_tables=body["max_tables"],
         fault_threshold=body["fault_threshold"],
+        **_match_settings(body),
     )
-    response = _json(created, 201)
-    response.headers["Location"] = f"/tournaments/{created['tournament_id']}"
-    return response
+    return _created(created, f"/tournaments/{created['tournament_id']}")
 
 
 @blp.route("/tournaments/<string:tournament_id>", methods=["GET"])
@@ -406,16 +417,10 @@ def create_league(body: dict[str, Any]) -> Response:
         body["seats"],
         interval_s=body["interval_s"],
         cron=body["cron"],
-        deals=body["deals"],
-        deadline_ms=body["deadline_ms"],
-        time_bank_ms=body["time_bank_ms"],
-        options=body["options"] or None,
-        max_tables=body["max_tables"],
         name=body["name"],
+        **_match_settings(body),
     )
-    response = _json(created, 201)
-    response.headers["Location"] = f"/leagues/{created['league_id']}"
-    return response
+    return _created(created, f"/leagues/{created['league_id']}")
 
 
 @blp.route("/leagues/<string:league_id>", methods=["GET"])
