@@ -237,3 +237,72 @@ def test_rule_connection_refused_is_a_connection_error() -> None:
         with pytest.raises(OutboundError) as err:
             session.get_json("/", timeout_s=1.0)
     assert err.value.code == "connection_error"
+
+
+# --------------------------------------------------------------------------- TLS, pinned
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str, list[str]]]:
+    """An https server on loopback, self-signed for `bot.test`; (port, cert file, SNI names seen)."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=bot.test",
+            "-addext",
+            "subjectAltName=DNS:bot.test",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    names: list[str] = []
+    context.sni_callback = lambda sock, name, ctx: names.append(str(name))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield int(server.server_address[1]), str(cert), names
+    server.shutdown()
+    server.server_close()
+
+
+def test_rule_tls_is_pinned_and_checked_for_the_url_name(
+    tls_server: tuple[int, str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule: https goes to the pinned IP, with SNI, Host and the certificate check on the URL's name."""
+    port, cert, names = tls_server
+    pinned = lambda h, p: ["127.0.0.1"]  # noqa: E731 (a one-line resolver)
+    with BotSession(f"https://bot.test:{port}", policy=LOOPBACK_ONLY, resolver=pinned) as session:
+        with pytest.raises(OutboundError) as err:
+            session.get_json("/host", timeout_s=2.0)  # a certificate nobody trusts
+        assert err.value.code == "connection_error"
+    monkeypatch.setenv("SSL_CERT_FILE", cert)  # trust it from here on
+    with BotSession(f"https://bot.test:{port}", policy=LOOPBACK_ONLY, resolver=pinned) as session:
+        assert session.get_json("/host", timeout_s=2.0) == {"host": f"bot.test:{port}"}
+    assert names[-1] == "bot.test"
+    with BotSession(f"https://other.test:{port}", policy=LOOPBACK_ONLY, resolver=pinned) as session:
+        with pytest.raises(OutboundError) as err:
+            session.get_json("/host", timeout_s=2.0)  # the certificate is not for this name
+        assert err.value.code == "connection_error"
