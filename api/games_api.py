@@ -102,14 +102,19 @@ def bearer_token() -> str | None:
 
 def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response:
     """A JSON response carrying the game version as its ETag."""
-    response = Response(
-        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype="application/json"
+    # Headers given to the constructor in one go: each `headers[...] =` afterwards searches and
+    # validates the list again (this is on every move's path).
+    return Response(
+        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS),
+        status=status,
+        mimetype="application/json",
+        headers={
+            "ETag": f'"{version}"',
+            # The body depends on the seat token: shared caches must not hand one seat's view to another.
+            "Vary": "Authorization",
+            "Cache-Control": "private, no-cache",
+        },
     )
-    response.headers["ETag"] = f'"{version}"'
-    # The body depends on the seat token: shared caches must not hand one seat's view to another.
-    response.headers["Vary"] = "Authorization"
-    response.headers["Cache-Control"] = "private, no-cache"
-    return response
 
 
 def parse_if_match(header: str | None) -> int | None:
