@@ -29,6 +29,11 @@ from rq.worker import Worker
 from api.ops import configure_logging, log_context
 from harness.runner import HarnessContext, run_match
 
+# Imported here, in the worker, not inside the jobs: RQ forks a work-horse per job, and an
+# import inside the job (tournaments pulls in standings, ratings, openskill: ~70 ms) would be
+# paid again by every match.
+from harness.tournaments import finalize_if_complete, record_match_error, run_league_round
+
 log = logging.getLogger("trickarena.harness")
 
 JOB_TIMEOUT_S = 3600
@@ -49,8 +54,6 @@ class MatchBusy(RuntimeError):
 
 def run_match_job(tid: str, index: int) -> dict[str, Any]:
     """RQ job: play or resume one match, then finish the tournament if it was the last."""
-    from harness.tournaments import finalize_if_complete
-
     ctx = _context()
     with log_context(match_id=f"{tid}:{index}", tournament_id=tid):  # on every log line of the match
         outcome = run_match(ctx, tid, int(index))
@@ -69,8 +72,6 @@ def match_failed(job: Job, connection: Any, exc_type: type, value: BaseException
     """
     if job.retries_left:
         return  # RQ retries it
-    from harness.tournaments import finalize_if_complete, record_match_error
-
     tid, index = job.args[0], int(job.args[1])
     ctx = _context()
     record_match_error(ctx, tid, index, f"{getattr(exc_type, '__name__', 'Error')}: {value}")
@@ -89,8 +90,6 @@ def start_tournament_job(tid: str) -> int:
 
 def league_round_job(lid: str, round_no: int) -> str | None:
     """RQ job: run league round `round_no` (once) and schedule the next."""
-    from harness.tournaments import run_league_round
-
     return run_league_round(_context(), lid, int(round_no))
 
 
