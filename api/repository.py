@@ -189,8 +189,9 @@ class GameRepository:
         seed: int | None,
         state: State,
         token_digests: dict[int, bytes],
+        events: list[Event] | None = None,
     ) -> int:
-        """Store a new game at version 1; fails (returns False-y) never: ids are random and fresh."""
+        """Store a new game at version 1 with its setup events; ids are random, so never a clash."""
         mapping: dict[str, Any] = {
             "v": 1,
             "g": game,
@@ -207,6 +208,8 @@ class GameRepository:
         pipe.hset(self.key_for("game", game_id), mapping=mapping)  # type: ignore[arg-type]
         if state.get("actions"):
             pipe.rpush(self.key_for("actions", game_id), *[_dumps(a) for a in state["actions"]])
+        for n, event in enumerate(events or ()):
+            pipe.xadd(self.key_for("events", game_id), {"e": _dumps(event)}, id=f"1-{n}")
         pipe.execute()
         return 1
 

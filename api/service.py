@@ -124,7 +124,13 @@ class GameService:
         tokens = {s: new_token() for s in range(seats) if s not in set(open_seats)}
         game_id = new_game_id()
         version = self.repository.create(
-            game_id, game, seats, seed, state, {s: token_digest(t) for s, t in tokens.items()}
+            game_id,
+            game,
+            seats,
+            seed,
+            state,
+            {s: token_digest(t) for s, t in tokens.items()},
+            events=engine.setup_events(state),
         )
         return CreatedGame(game_id, game, seats, version, seed, tokens, sorted(set(open_seats)))
 

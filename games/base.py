@@ -141,6 +141,10 @@ class Game(Protocol):
         """Rebuild a state from its creation header and its action list."""
         ...
 
+    def setup_events(self, state: State) -> list[Event]:
+        """The events of a new game's setup (its first deal), so that a log can start at creation."""
+        ...
+
     def event_view(self, state: State, event: Event, seat: int | None) -> Event:
         """An event of this game as `seat` may read it now (the view rules applied to the log)."""
         ...

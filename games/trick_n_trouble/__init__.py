@@ -61,6 +61,10 @@ class TrickNTrouble:
         """Rebuild a state from its header and actions."""
         return engine.replay(header, actions)
 
+    def setup_events(self, state: State) -> list[Event]:
+        """The setup as events: the face-up tasks and lead, one private dealt hand per seat."""
+        return engine.setup_events(state)
+
     def event_view(self, state: State, event: Event, seat: int | None) -> Event:
         """A logged event as `seat` may read it now (expert mode: past tricks stay face down)."""
         return engine.event_view(state, event, seat)

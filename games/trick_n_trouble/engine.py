@@ -741,6 +741,17 @@ def apply(state: State, seat: int, move: Move) -> list[Event]:
     return events
 
 
+def setup_events(state: State) -> list[Event]:
+    """The setup as events: face-up tasks and the lead (public), each seat's dealt hand (private)."""
+    header = state["header"]
+    fresh = new_game(header["seats"], header["options"], header["seed"], header["deal"])
+    events: list[Event] = [{"type": "game-started", "lead": fresh["lead"], "face_up": list(fresh["face_up"])}]
+    for seat, hand in enumerate(fresh["hands"]):
+        private = {"seats": [seat], "hand": list(hand)}
+        events.append({"type": "hand-dealt", "seat": seat, "size": len(hand), "private": private})
+    return events
+
+
 def replay(header: dict[str, Any], actions: list[dict[str, Any]]) -> State:
     """Rebuild a state from its header and action list."""
     state = new_game(header["seats"], header["options"], header["seed"], header["deal"])

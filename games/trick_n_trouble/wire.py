@@ -173,6 +173,23 @@ class View(TypedDict):
 # took because it had exactly one option.
 
 
+class GameStartedEvent(TypedDict):
+    """The setup (`setup_events`): the first lead player and the face-up tasks."""
+
+    type: Literal["game-started"]
+    lead: int
+    face_up: list[str]
+
+
+class HandDealtEvent(TypedDict):
+    """The setup (`setup_events`): a seat's five cards, under `private` for that seat only."""
+
+    type: Literal["hand-dealt"]
+    seat: int
+    size: int
+    private: dict[str, object]
+
+
 class RoundStartedEvent(TypedDict):
     """A new round begins (rounds 2..9) with this lead player."""
 
@@ -275,7 +292,9 @@ class GameOverEvent(TypedDict):
 
 
 Event = (
-    RoundStartedEvent
+    GameStartedEvent
+    | HandDealtEvent
+    | RoundStartedEvent
     | TaskDrawnEvent
     | CardsDrawnEvent
     | PassingDecidedEvent

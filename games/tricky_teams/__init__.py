@@ -32,6 +32,7 @@ class TrickyTeams:
     is_over = staticmethod(engine.is_over)
     result = staticmethod(engine.result)
     replay = staticmethod(engine.replay)
+    setup_events = staticmethod(engine.setup_events)
 
     @staticmethod
     def view(state: dict[str, Any], seat: int | None) -> dict[str, Any]:

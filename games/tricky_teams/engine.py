@@ -74,10 +74,25 @@ def new_game(
     elif not isinstance(seed, int) or isinstance(seed, bool):
         raise InvalidOptions(f"seed must be an integer, not {seed!r}")
     normalized_deal = validate_deal(seats, deal) if deal is not None else None
+    state = undealt_state({"seats": seats, "options": opts, "seed": seed, "deal": normalized_deal})
+    start_raid(state, [])
+    return state
+
+
+def setup_events(state: State) -> list[Event]:
+    """The first raid's deal as events (raid-started, one private hand-dealt per seat)."""
+    events: list[Event] = []
+    start_raid(undealt_state(state["header"]), events)
+    return events
+
+
+def undealt_state(header: dict[str, Any]) -> State:
+    """A game's state before its first deal: the header and empty hands, piles and trick."""
+    seats: int = header["seats"]
     state: State = {
         "schema": SCHEMA,
         "game": NAME,
-        "header": {"seats": seats, "options": opts, "seed": seed, "deal": normalized_deal},
+        "header": header,
         "actions": [],
         "seats": seats,
         "raid": 0,
@@ -98,7 +113,6 @@ def new_game(
         "pending": None,
         "last_trick": None,
     }
-    start_raid(state, [])
     return state
 
 

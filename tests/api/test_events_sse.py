@@ -94,7 +94,8 @@ def test_live_stream_delivers_new_moves_and_ends_by_itself(
     mover.join()
     elapsed = time.monotonic() - started
     events = [m for m in messages if m[0] == "game-event"]
-    assert events and all(m[2]["version"] == 2 for m in events)
+    # First the setup already in the log (version 1), then the move made while listening.
+    assert [m[2]["version"] for m in events] == [1] * 5 + [2] * (len(events) - 5) and len(events) > 5
     assert messages[-1][0] == "end" and messages[-1][2]["reason"] == "timeout"
     assert 1.5 < elapsed < 6, "the stream lives about `timeout` seconds, never forever"
 
@@ -140,3 +141,17 @@ def test_stream_ends_promptly_when_the_game_ends_meanwhile(
     # Same events in the same order; those sent while the game was live were redacted then.
     assert [m[2]["id"] for m in messages if m[0] == "game-event"] == [e["id"] for e in expected]
     assert time.monotonic() - started < 25, "the end is noticed well before the stream's timeout"
+
+
+def test_the_log_starts_at_creation_with_the_setup_events(client: FlaskClient) -> None:
+    """Rule: version 1 carries the setup (first deal); a seat's own dealt hand is only in its log."""
+    created = create(client, "tricky-teams", 4, seed=21)
+    game_id, tokens = created["game_id"], tokens_of(created)
+    spectator = client.get(f"/games/{game_id}/events").get_json()["events"]
+    assert [e["event"]["type"] for e in spectator] == ["raid-started"] + ["hand-dealt"] * 4
+    assert all(e["version"] == 1 and "private" not in e["event"] for e in spectator)
+    for seat, token in tokens.items():
+        mine = client.get(f"/games/{game_id}/events", headers=auth(token)).get_json()["events"]
+        hand = client.get(f"/games/{game_id}", headers=auth(token)).get_json()["view"]["hand"]
+        private = [e["event"]["private"] for e in mine if "private" in e["event"]]
+        assert [sorted(p["hand"]) for p in private] == [sorted(hand)]
