@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/api_bench.py [--seconds 15] [--runs 3] [--connections 32]
     .venv/bin/python bench/api_bench.py cpu      # CPU per request, API vs floor, one at a time
+    .venv/bin/python bench/api_bench.py cpu --json-logs   # the same with JSON access logs on
 
 Both servers run under gunicorn (gthread) with the same settings; a separate driver process
 opens `--connections` keep-alive HTTP connections.  Against the API each connection plays its
@@ -189,19 +190,28 @@ def drive(target: str, port: int, connections: int, seconds: float, warmup: floa
 # ------------------------------------------------------------------------------------ CPU per request
 
 
-def cpu_per_request(url: str, prefix: str, games: int = 3) -> dict[str, float]:
+def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = False) -> dict[str, float]:
     """Process CPU per postMove and per floor request, in-process through WSGI, one at a time.
 
     Unlike throughput on a shared 2-core machine this hardly depends on what else runs; with
-    the server saturated, the API/floor requests/s ratio cannot beat the CPU ratio.
+    the server saturated, the API/floor requests/s ratio cannot beat the CPU ratio.  With
+    `json_logs` the API writes its JSON access line per request (to /dev/null), as under
+    `make run` and docker-compose.
     """
+    import logging
+
     from werkzeug.test import EnvironBuilder
 
     from api.app import create_app
 
     os.environ.setdefault("REDIS_URL", url)
     os.environ.setdefault("TRICKARENA_KEY_PREFIX", prefix)
+    if json_logs:
+        os.environ["TRICKARENA_LOG_FORMAT"] = "json"
     api = create_app({"REDIS_URL": url, "TRICKARENA_KEY_PREFIX": prefix})
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and getattr(handler, "_trickarena", False):
+            handler.setStream(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
     floor = floor_app()
 
     def call(app: Any, path: str, body: Any, headers: dict[str, str]) -> tuple[str, float]:
@@ -319,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--json-logs", action="store_true", help="cpu mode: with the JSON access log on")
     args = parser.parse_args(argv)
     if args.mode == "drive":
         print(json.dumps(drive(args.target, args.port, args.connections, args.seconds, args.warmup)))
@@ -334,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     prefix = f"ta-bench:{uuid.uuid4().hex[:8]}:"
     if args.mode == "cpu":
         try:
-            print(json.dumps(cpu_per_request(url, prefix), indent=2))
+            print(json.dumps(cpu_per_request(url, prefix, json_logs=args.json_logs), indent=2))
         finally:
             _delete_prefix(url, prefix)
             handle.stop()
