@@ -150,7 +150,7 @@ def test_the_log_starts_at_creation_with_the_setup_events(client: FlaskClient) -
     spectator = client.get(f"/games/{game_id}/events").get_json()["events"]
     assert [e["event"]["type"] for e in spectator] == ["raid-started"] + ["hand-dealt"] * 4
     assert all(e["version"] == 1 and "private" not in e["event"] for e in spectator)
-    for seat, token in tokens.items():
+    for token in tokens.values():
         mine = client.get(f"/games/{game_id}/events", headers=auth(token)).get_json()["events"]
         hand = client.get(f"/games/{game_id}", headers=auth(token)).get_json()["view"]["hand"]
         private = [e["event"]["private"] for e in mine if "private" in e["event"]]
