@@ -9,7 +9,7 @@ Conventions shared by all games:
 - a move is a JSON object with a kebab-case ``"type"`` and its fields, listed by
   ``legal_moves`` exactly as ``apply`` accepts it;
 - ``apply`` mutates the state in place (cheap for playouts) and returns the events it
-  produced; callers wanting to keep the old state use ``copy_state`` first;
+  produced; callers wanting to keep the old state deep-copy it first (it is plain JSON data);
 - an event is a JSON object with ``"type"``; anything a seat may not see goes under
   ``"private": {"seats": [...], ...}`` and is stripped by ``redact_event``;
 - ``view(state, seat)`` / ``view(state, None)`` is the only way hidden information
@@ -18,8 +18,6 @@ Conventions shared by all games:
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any, Protocol, TypeAlias
 
 State: TypeAlias = dict[str, Any]
@@ -158,19 +156,3 @@ def redact_event(event: Event, seat: int | None, game_over: bool = False) -> Eve
     if seat is not None and seat in private.get("seats", ()):
         return event
     return {k: v for k, v in event.items() if k != "private"}
-
-
-def copy_state(state: State) -> State:
-    """An independent copy of a state (states are plain JSON data)."""
-    return copy.deepcopy(state)
-
-
-def to_json(state: State) -> str:
-    """Serialize a state to a JSON string (lossless: states are JSON data)."""
-    return json.dumps(state, separators=(",", ":"), sort_keys=True)
-
-
-def from_json(text: str | bytes) -> State:
-    """Parse a state serialized by `to_json`."""
-    state: State = json.loads(text)
-    return state

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from games.base import Game, UnknownGame
+from games.trick_n_trouble import GAME as TRICK_N_TROUBLE
+from games.tricky_teams import GAME as TRICKY_TEAMS
 
 GAMES: dict[str, Game] = {}
 
@@ -23,18 +23,5 @@ def get_game(name: str) -> Game:
         raise UnknownGame(f"unknown game {name!r}; known: {sorted(GAMES)}") from None
 
 
-def _load_builtin() -> None:
-    # Imported lazily so that a half-written game never breaks the registry module itself.
-    import importlib
-
-    for module_name in ("games.tricky_teams", "games.trick_n_trouble"):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        register(cast(Game, module.GAME))
-
-
-_load_builtin()
+register(TRICKY_TEAMS)
+register(TRICK_N_TROUBLE)

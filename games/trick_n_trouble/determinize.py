@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.trick_n_trouble.engine import LEVELS, NAME, SEATS, _playable, normalize_options
+from games.trick_n_trouble.engine import LEVELS, NAME, SEATS, normalize_options, playable_cards
 from games.trick_n_trouble.tasks import builtin_deck
 
 
@@ -71,4 +71,4 @@ def playable(hand: list[str], trick: list[str], colours: tuple[str, ...]) -> lis
         "trick": [{"seat": i, "card": card} for i, card in enumerate(trick)],
         "header": {"options": {"colours": list(colours)}},
     }
-    return _playable(state, 0)
+    return playable_cards(state, 0)

@@ -420,7 +420,7 @@ def _lead_colours(card: Card) -> frozenset[int] | None:
     return None if card.joker else card.colours
 
 
-def _playable(state: State, seat: int) -> list[str]:
+def playable_cards(state: State, seat: int) -> list[str]:
     """Ruling 4: follow a lead colour if you can (jokers always allowed), else play anything."""
     hand: list[str] = state["hands"][seat]
     if not state["trick"]:
@@ -457,7 +457,7 @@ def _moves_for_phase(state: State) -> list[Move]:
                 )
         return moves
     if phase == "play":
-        return [{"type": "play", "card": card} for card in _playable(state, seat)]
+        return [{"type": "play", "card": card} for card in playable_cards(state, seat)]
     return []
 
 
