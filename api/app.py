@@ -37,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "TRICKARENA_FINISHED_TTL": None,  # seconds a finished game is kept; None: forever
     "MAX_CONTENT_LENGTH": 64 * 1024,  # request bodies above this get 413
     "TRICKARENA_SSE_MAX_SECONDS": 60,  # an event stream never holds a worker longer than this
+    "TRICKARENA_FAST_MOVES": True,  # serve postMove through api.fast_moves (False: through Flask)
 }
 
 
@@ -90,13 +91,40 @@ def http_error_response(error: HTTPException) -> Response:
     return response
 
 
+ErrorParts = tuple[int, dict[str, Any], dict[str, str]]
+
+
+def service_error_parts(error: ServiceError) -> ErrorParts:
+    """Status, JSON body and extra headers of a service error's response (Flask or the fast path)."""
+    headers = {"WWW-Authenticate": 'Bearer realm="trick-arena"'} if error.status == 401 else {}
+    return error.status, error.to_dict(), headers
+
+
+def storage_unavailable_parts(error: Exception) -> ErrorParts:
+    """The 503 answered while Redis is unreachable (the client should retry)."""
+    log.warning("redis unavailable: %r", error)
+    body = {"code": "storage_unavailable", "message": "the game store is unreachable; retry"}
+    return 503, body, {"Retry-After": "1"}
+
+
+def unexpected_error_parts(error: Exception) -> ErrorParts:
+    """The 500 of a bug: logged with its traceback, answered without details."""
+    log.exception("unhandled error", exc_info=error)
+    return 500, {"code": "internal_error", "message": "an unexpected error occurred; it has been logged"}, {}
+
+
+def _json_response(parts: ErrorParts) -> Response:
+    status, body, headers = parts
+    response = jsonify(body)
+    response.status_code = status
+    for name, value in headers.items():
+        response.headers[name] = value
+    return response
+
+
 def service_error_response(error: ServiceError) -> Response:
     """The JSON response of a service error."""
-    response = jsonify(error.to_dict())
-    response.status_code = error.status
-    if error.status == 401:
-        response.headers["WWW-Authenticate"] = 'Bearer realm="trick-arena"'
-    return response
+    return _json_response(service_error_parts(error))
 
 
 def _config_from_env() -> dict[str, Any]:
@@ -168,6 +196,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_error_handler(redis.TimeoutError, _storage_unavailable)
     app.register_error_handler(Exception, _unexpected)
     app.extensions["trickarena.api"] = api
+
+    from api import fast_moves
+
+    fast_moves.install(app)
     return app
 
 
@@ -185,22 +217,13 @@ def _register_optional(module_name: str, api: Api, app: Flask) -> None:
 
 
 def _storage_unavailable(error: Exception) -> Response:
-    log.warning("redis unavailable: %r", error)
-    response = jsonify({"code": "storage_unavailable", "message": "the game store is unreachable; retry"})
-    response.status_code = 503
-    response.headers["Retry-After"] = "1"
-    return response
+    return _json_response(storage_unavailable_parts(error))
 
 
 def _unexpected(error: Exception) -> Response:
     if isinstance(error, HTTPException):
         return http_error_response(error)
-    log.exception("unhandled error", exc_info=error)
-    response = jsonify(
-        {"code": "internal_error", "message": "an unexpected error occurred; it has been logged"}
-    )
-    response.status_code = 500
-    return response
+    return _json_response(unexpected_error_parts(error))
 
 
 def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, Any]]) -> None:

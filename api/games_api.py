@@ -87,8 +87,12 @@ def service() -> GameService:
 
 
 def bearer_token() -> str | None:
-    """The seat token of `Authorization: Bearer <token>`, None when absent; 401 when not Bearer."""
-    header = request.headers.get("Authorization")
+    """The seat token of the request's Authorization header (see `parse_bearer`)."""
+    return parse_bearer(request.headers.get("Authorization"))
+
+
+def parse_bearer(header: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header value, None when absent; 401 when not Bearer."""
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
@@ -108,13 +112,18 @@ def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response
         orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS),
         status=status,
         mimetype="application/json",
-        headers={
-            "ETag": f'"{version}"',
-            # The body depends on the seat token: shared caches must not hand one seat's view to another.
-            "Vary": "Authorization",
-            "Cache-Control": "private, no-cache",
-        },
+        headers=version_headers(version),
     )
+
+
+def version_headers(version: int) -> dict[str, str]:
+    """The headers of an answer showing the game at `version`: its ETag, and no sharing between seats."""
+    return {
+        "ETag": f'"{version}"',
+        # The body depends on the seat token: shared caches must not hand one seat's view to another.
+        "Vary": "Authorization",
+        "Cache-Control": "private, no-cache",
+    }
 
 
 def parse_if_match(header: str | None) -> int | None:
@@ -307,19 +316,33 @@ def list_legal_moves(game_id: str) -> Response:
 @documents_errors(401, 403, 404, 409, 412, 413, 422)
 def post_move(game_id: str) -> Response:
     """Apply one move for the token's seat; the answer is that seat's new view."""
-    token = bearer_token()
+    # Successful moves are normally served by api.fast_moves before Flask sees them; this view
+    # answers when that is switched off and the requests it leaves to Flask (no Content-Length,
+    # a body over the limit).  Both go through make_move.
+    body, version = make_move(
+        service(),
+        game_id,
+        request.headers.get("Authorization"),
+        request.get_data(cache=False),
+        request.headers.get("If-Match"),
+    )
+    return with_etag(body, version)
+
+
+def make_move(
+    svc: GameService, game_id: str, authorization: str | None, raw: bytes, if_match: str | None
+) -> tuple[dict[str, Any], int]:
+    """postMove without HTTP: apply the body's move for the token's seat; (that seat's new view, version)."""
+    token = parse_bearer(authorization)
     if token is None:
         raise errors.MissingToken("a move needs 'Authorization: Bearer <seat token>'")
-    raw = request.get_data(cache=False)
     try:
         move = orjson.loads(raw)
     except orjson.JSONDecodeError:
         raise errors.Unprocessable("the request body is not valid JSON", code="invalid_json") from None
-    expected = parse_if_match(request.headers.get("If-Match"))
-    svc = service()
-    stored, _events = svc.apply_move(game_id, None, move, expected, token=token)
+    stored, _events = svc.apply_move(game_id, None, move, parse_if_match(if_match), token=token)
     seat = svc.authenticate(stored, token)
-    return with_etag(svc.render(stored, seat), stored.version)
+    return svc.render(stored, seat), stored.version
 
 
 @blp.route("/games/<game_id:game_id>/events", methods=["GET"])

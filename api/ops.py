@@ -214,27 +214,22 @@ class _Forward(Collector):
         return self.source.collect()
 
 
-def init_app(app: Flask) -> None:
-    """Request ids, JSON access logs, request metrics, `/metrics`, and the workers section of getHealth."""
-    from api.app import register_health_check
+class RequestRecorder:
+    """Request ids, request metrics and the access log line of one app's requests.
 
-    configure_logging()
-    service = app.extensions["trickarena.service"]
-    client: redis.Redis = service.repository.client
-    prefix: str = service.repository.prefix
-    queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
-    registry = _registry(PlatformCollector(client, prefix, queue))
+    Flask's hooks call it for every request, and so does the postMove fast path
+    (`api.fast_moves`), which serves moves outside Flask's request cycle: both count and log alike.
+    Every request pays for this, so state lives in the WSGI environ and the labelled metric
+    children are looked up once per (endpoint, method, status): `labels()` validates and locks
+    on every call.
+    """
 
-    # Every request pays for these hooks, so they read the request object once (not through
-    # Flask's context-local proxies on every attribute) and keep their state in the WSGI environ.
-    # The labelled metric children are looked up once per (endpoint, method, status): `labels()`
-    # validates and locks on every call.
-    requests_by_label: dict[tuple[str, str, str], Any] = {}
-    latency_by_endpoint: dict[str, Any] = {}
+    def __init__(self) -> None:
+        self._requests: dict[tuple[str, str, str], Any] = {}
+        self._latency: dict[str, Any] = {}
 
-    @app.before_request
-    def _start() -> None:
-        environ = request._get_current_object().environ  # type: ignore[attr-defined]
+    def start(self, environ: dict[str, Any]) -> str:
+        """Give the request its id (the caller's X-Request-ID if sane) and start its clock and log context."""
         # HTTP drops optional whitespace around a header value; not every server has done so.
         incoming = environ.get(REQUEST_ID_ENVIRON, "").strip(" \t")
         # Accept a caller's id only if it is short and printable: it ends up in every log line.
@@ -243,42 +238,46 @@ def init_app(app: Flask) -> None:
         environ["trickarena.request_id"] = rid
         environ["trickarena.started"] = time.perf_counter()
         environ["trickarena.log_token"] = _context.set({"request_id": rid})
+        return rid
 
-    @app.after_request
-    def _finish(response: Response) -> Response:
-        req = request._get_current_object()  # type: ignore[attr-defined]
-        environ = req.environ
+    def finish(
+        self,
+        environ: dict[str, Any],
+        method: str,
+        path: str,
+        endpoint: str,
+        code: int,
+        *,
+        game_id: str | None = None,
+        tournament_id: str | None = None,
+        move: bool = False,
+    ) -> str:
+        """Count and log one answered request (`move`: a postMove); returns its request id."""
         elapsed = time.perf_counter() - environ.get("trickarena.started", time.perf_counter())
-        endpoint = req.url_rule.rule if req.url_rule is not None else "<unmatched>"
-        code = response.status_code
-        method = req.method
         status = str(code)
         label = (endpoint, method, status)
-        counter = requests_by_label.get(label)
+        counter = self._requests.get(label)
         if counter is None:
-            counter = requests_by_label[label] = HTTP_REQUESTS.labels(endpoint, method, status)
+            counter = self._requests[label] = HTTP_REQUESTS.labels(endpoint, method, status)
         counter.inc()
-        latency = latency_by_endpoint.get(endpoint)
+        latency = self._latency.get(endpoint)
         if latency is None:
-            latency = latency_by_endpoint[endpoint] = HTTP_LATENCY.labels(endpoint)
+            latency = self._latency[endpoint] = HTTP_LATENCY.labels(endpoint)
         latency.observe(elapsed)
-        if code == 200 and (req.endpoint or "").endswith("post_move"):
+        if code == 200 and move:
             API_MOVES.inc()
-        response.headers[REQUEST_ID_HEADER] = environ.get("trickarena.request_id", "")
         if endpoint != "/metrics" and log.isEnabledFor(logging.INFO):
-            view_args = req.view_args or {}
-            path = req.path
             fields = {
                 "method": method,
                 "path": path,
                 "endpoint": endpoint,
                 "status": code,
                 "duration_ms": round(elapsed * 1000, 3),
-                "game_id": view_args.get("game_id"),
-                "tournament_id": view_args.get("tournament_id"),
+                "game_id": game_id,
+                "tournament_id": tournament_id,
             }
             # makeRecord + handle is what log.info does, minus walking the stack for the caller's
-            # file and line (an access line's origin is always this hook).
+            # file and line (an access line's origin is always this recorder).
             log.handle(
                 log.makeRecord(
                     log.name,
@@ -291,14 +290,54 @@ def init_app(app: Flask) -> None:
                     extra=fields,
                 )
             )
+        return str(environ.get("trickarena.request_id", ""))
+
+    @staticmethod
+    def reset(environ: dict[str, Any]) -> None:
+        """Leave the request's log context (after its response is built)."""
+        token = environ.pop("trickarena.log_token", None)
+        if token is not None:
+            with contextlib.suppress(ValueError):
+                _context.reset(token)
+
+
+def init_app(app: Flask) -> None:
+    """Request ids, JSON access logs, request metrics, `/metrics`, and the workers section of getHealth."""
+    from api.app import register_health_check
+
+    configure_logging()
+    service = app.extensions["trickarena.service"]
+    client: redis.Redis = service.repository.client
+    prefix: str = service.repository.prefix
+    queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
+    registry = _registry(PlatformCollector(client, prefix, queue))
+
+    recorder = RequestRecorder()
+    app.extensions["trickarena.requests"] = recorder
+
+    @app.before_request
+    def _start() -> None:
+        recorder.start(request._get_current_object().environ)  # type: ignore[attr-defined]
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        req = request._get_current_object()  # type: ignore[attr-defined]
+        view_args = req.view_args or {}
+        response.headers[REQUEST_ID_HEADER] = recorder.finish(
+            req.environ,
+            req.method,
+            req.path,
+            req.url_rule.rule if req.url_rule is not None else "<unmatched>",
+            response.status_code,
+            game_id=view_args.get("game_id"),
+            tournament_id=view_args.get("tournament_id"),
+            move=(req.endpoint or "").endswith("post_move"),
+        )
         return response
 
     @app.teardown_request
     def _reset(_exc: BaseException | None) -> None:
-        token = request._get_current_object().environ.pop("trickarena.log_token", None)  # type: ignore[attr-defined]
-        if token is not None:
-            with contextlib.suppress(ValueError):
-                _context.reset(token)
+        recorder.reset(request._get_current_object().environ)  # type: ignore[attr-defined]
 
     def metrics() -> Response:
         """The Prometheus text exposition of every metric."""
