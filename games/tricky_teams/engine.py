@@ -46,10 +46,31 @@ _WISHES: dict[int, list[list[list[dict[str, Any]]]]] = {
     ]
     for seats in range(3, 7)
 }
+# seats_after by seats, leader and cards already in the trick; seats_after hands out copies.
+_SEATS_AFTER: dict[int, list[list[list[int]]]] = {
+    seats: [
+        [[(leader + i) % seats for i in range(played + 1, seats)] for played in range(seats)]
+        for leader in range(seats)
+    ]
+    for seats in range(3, 7)
+}
 _DRUMMERS = frozenset(card for card in RANK if RANK[card] == DRUMMER)
 # Move templates; legal_moves hands out copies, never these dicts themselves.
 _PLAY_MOVE: dict[str, dict[str, Any]] = {card: {"type": "play", "card": card} for card in RANK}
 _LOOT_MOVE: dict[str, dict[str, Any]] = {card: {"type": "take-loot", "card": card} for card in RANK}
+# A face-up play without a wish (nearly every play) as its trick entry and its card-played event,
+# by seat and card: a dict.copy() of these costs about a third of building the dict literal.
+_FACE_UP_PLAY: list[dict[str, dict[str, Any]]] = [
+    {card: {"seat": seat, "card": card, "face_down": False, "wish": None} for card in RANK}
+    for seat in range(6)
+]
+_FACE_UP_EVENT: list[dict[str, dict[str, Any]]] = [
+    {
+        card: {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": None}
+        for card in RANK
+    }
+    for seat in range(6)
+]
 _LEADER_MOVES: dict[int, list[dict[str, Any]]] = {
     seats: [{"type": "choose-leader", "seat": seat} for seat in range(seats)] for seats in range(7)
 }
@@ -169,7 +190,7 @@ def seats_after(state: State) -> list[int]:
     """Seats still to play in the current trick after the seat now playing (Hypnotist wish targets)."""
     seats: int = state["seats"]
     leader: int = state["leader"]
-    return [(leader + i) % seats for i in range(len(state["trick"]) + 1, seats)]
+    return _SEATS_AFTER[seats][leader][len(state["trick"])][:]
 
 
 def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
@@ -178,15 +199,30 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
         return []
     phase = state["phase"]
     if phase == "play":
-        cards = playable_cards(state, seat)
+        # The lead and any play after a face-down card are free when no wish is in force (ruling
+        # 3b, 12): playable_cards would return the whole hand, so the hot path skips the call.
+        if not state["wishes"] and (not state["out"] or state["down"]):
+            cards = state["hands"][seat]
+        else:
+            cards = playable_cards(state, seat)
         if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
             # Fresh copies of per-card templates (callers may keep or change them); measured
-            # faster than building the dict literals.
-            return [_PLAY_MOVE[card].copy() for card in cards]
+            # faster than building the dict literals.  Loops with append rather than list
+            # comprehensions on the hot paths: on lists this short a comprehension's own function
+            # call costs more than it saves (callgrind).
+            moves = []
+            for card in cards:
+                moves.append(_PLAY_MOVE[card].copy())
+            return moves
         return _play_moves_with_wishes(state, cards)
+    moves = []
     if phase == "take-loot":
-        return [_LOOT_MOVE[card].copy() for card in sorted(set(state["pending"]["cards"]))]
-    return [move.copy() for move in _LEADER_MOVES[state["seats"]]]
+        for card in sorted(set(state["pending"]["cards"])):
+            moves.append(_LOOT_MOVE[card].copy())
+        return moves
+    for move in _LEADER_MOVES[state["seats"]]:
+        moves.append(move.copy())
+    return moves
 
 
 def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, Any]]:
@@ -199,8 +235,8 @@ def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, An
         moves.append({"type": "play", "card": card})
         if RANK[card] == HYPNOTIST:
             # A wish for every seat still to play and every team, fresh copies of the templates.
-            wishes = _WISHES[state["seats"]][state["leader"]][len(state["trick"])]
-            moves.extend([{"type": "play", "card": card, "wish": wish.copy()} for wish in wishes])
+            for wish in _WISHES[state["seats"]][state["leader"]][len(state["trick"])]:
+                moves.append({"type": "play", "card": card, "wish": wish.copy()})
     return moves
 
 
@@ -219,10 +255,12 @@ def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
             and type(card) is str
             and card in RANK
             and card in state["hands"][seat]
-            and may_play(state, seat, card)
+            # may_play's first answer inlined: with no wish in force the lead and any play after a
+            # face-down card are free (ruling 3b, 12), which spares the call on a third of the plays.
+            and ((not state["wishes"] and (not state["out"] or state["down"])) or may_play(state, seat, card))
         ):
             events = play_card(state, seat, card, None)
-            state["actions"].append({"seat": seat, "move": {"type": "play", "card": card}})
+            state["actions"].append({"seat": seat, "move": _PLAY_MOVE[card].copy()})
             return events
     parsed = parse_move(move, state["seats"])
     phase = state["phase"]
@@ -273,11 +311,15 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
     rank = RANK[card]
     # Ruling 12: after a Fog Witch every card of the trick goes face down, except the Drummers (8s).
     face_down = state["fog"] and rank != DRUMMER
+    trick: list[dict[str, Any]] = state["trick"]
+    event: Event
     if wish is not None:
         wish = {"seat": wish["seat"], "team": wish["team"]}
-    trick: list[dict[str, Any]] = state["trick"]
-    trick.append({"seat": seat, "card": card, "face_down": face_down, "wish": wish})
-    event: Event
+        trick.append({"seat": seat, "card": card, "face_down": face_down, "wish": wish})
+    elif not face_down:
+        trick.append(_FACE_UP_PLAY[seat][card].copy())
+    else:
+        trick.append({"seat": seat, "card": card, "face_down": True, "wish": None})
     if face_down:
         state["down"] = True
         event = {
@@ -294,7 +336,10 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
             out: list[str] = state["out"]
             if team not in out:
                 out.append(team)
-        event = {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": wish}
+        if wish is None:
+            event = _FACE_UP_EVENT[seat][card].copy()
+        else:
+            event = {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": wish}
     if rank == PEASANT:
         state["ones"] += 1
     elif rank == FOG_WITCH:
@@ -313,7 +358,10 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
 def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
     """Ruling 11: a played seat's wish is spent; a later wish for the same seat replaces the earlier one."""
     target = None if wish is None else wish["seat"]
-    kept = [w for w in state["wishes"] if w["seat"] != seat and w["seat"] != target]
+    kept = []
+    for w in state["wishes"]:  # a loop: cheaper than a comprehension over two or three wishes
+        if w["seat"] != seat and w["seat"] != target:
+            kept.append(w)
     if wish is not None:
         kept.append({"seat": target, "team": wish["team"], "by": seat})
     state["wishes"] = kept
@@ -353,9 +401,8 @@ def distribute_loot(state: State, events: list[Event]) -> None:
             pile = state["loot"][order[0]]
             pile.extend(cards)
             pending["index"] += len(cards)
-            events.extend(
-                [{"type": "loot-taken", "seat": order[0], "card": card, "how": "auto"} for card in cards]
-            )
+            for card in cards:
+                events.append({"type": "loot-taken", "seat": order[0], "card": card, "how": "auto"})
             cards.clear()
         while cards:
             picker = order[pending["index"] % len(order)]
@@ -428,9 +475,11 @@ def end_raid(state: State, events: list[Event]) -> None:
     """Count each loot pile's coins, then deal the next raid or end the game."""
     cooks_join_loot(state)
     table = state["header"]["options"]["coins"]
-    coins = [pile_coins(pile, table) for pile in state["loot"]]
+    coins = []
+    for pile in state["loot"]:
+        coins.append(pile_coins(pile, table))
     state["coins"].append(coins)
-    totals = [sum(raid[seat] for raid in state["coins"]) for seat in range(state["seats"])]
+    totals = coin_totals(state)
     events.append({"type": "raid-ended", "raid": state["raid"], "coins": coins, "totals": totals})
     if state["raid"] >= state["header"]["options"]["raids"]:
         state["phase"] = "over"
@@ -440,10 +489,19 @@ def end_raid(state: State, events: list[Event]) -> None:
         start_raid(state, events)
 
 
+def coin_totals(state: State) -> list[int]:
+    """Each seat's coins summed over the raids counted so far."""
+    totals = [0] * state["seats"]
+    for raid in state["coins"]:
+        for seat, coins in enumerate(raid):
+            totals[seat] += coins
+    return totals
+
+
 def result(state: State) -> dict[str, Any]:
     """Coin totals per seat, the winners (most coins; ties share the win) and the coins of every raid."""
     seats: int = state["seats"]
-    scores = [sum(raid[seat] for raid in state["coins"]) for seat in range(seats)]
+    scores = coin_totals(state)
     best = max(scores)
     return {
         "scores": scores,

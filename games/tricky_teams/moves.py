@@ -16,12 +16,26 @@ MOVE_FIELDS: dict[str, frozenset[str]] = {
 
 def parse_move(move: object, seats: int) -> dict[str, Any]:
     """Check the shape of `move` and return a fresh canonical copy (a null wish is dropped)."""
-    # Fast path for the commonest moves, a plain play or a loot pick exactly as legal_moves lists them.
-    if type(move) is dict and len(move) == 2:
+    # Fast paths for the moves exactly as legal_moves lists them (a plain play, a loot pick, a
+    # leader choice, a wish): the same canonical copy as below, without the general checks; any
+    # other shape, and every error, takes the general way so that errors keep their order.
+    if type(move) is dict:
         kind = move.get("type")
-        card = move.get("card")
-        if (kind == "play" or kind == "take-loot") and type(card) is str and card in RANK:
-            return {"type": kind, "card": card}
+        if len(move) == 2:
+            card = move.get("card")
+            if (kind == "play" or kind == "take-loot") and type(card) is str and card in RANK:
+                return {"type": kind, "card": card}
+            seat = move.get("seat")
+            if kind == "choose-leader" and type(seat) is int and 0 <= seat < seats:
+                return {"type": kind, "seat": seat}
+        elif len(move) == 3 and kind == "play":
+            card = move.get("card")
+            wish = move.get("wish")
+            if type(card) is str and card in RANK and type(wish) is dict and len(wish) == 2:
+                seat = wish.get("seat")
+                team = wish.get("team")
+                if type(seat) is int and 0 <= seat < seats and type(team) is str and team in TEAMS:
+                    return {"type": kind, "card": card, "wish": {"seat": seat, "team": team}}
     if not isinstance(move, dict):
         raise MalformedMove("a move must be an object with a 'type'")
     kind = move.get("type")

@@ -30,7 +30,9 @@ def peasant_follows_peasant(card: str, peasant_out: bool) -> bool:
     return peasant_out and RANK[card] == PEASANT
 
 
-# Per-card tables: free in rule (b) without / with a Peasant out; challenges a team; joins a set of teams.
+# Per-card tables: a Fool; free in rule (b) without / with a Peasant out; challenges a team; joins
+# a set of teams.
+_FOOL: dict[str, bool] = {c: fool_always_playable(c) for c in RANK}
 _FREE: dict[str, bool] = {c: fool_always_playable(c) or flag_always_playable(c) for c in RANK}
 _FREE_OR_PEASANT: dict[str, bool] = {c: _FREE[c] or peasant_follows_peasant(c, True) for c in RANK}
 _CHALLENGES: dict[str, dict[str, bool]] = {
@@ -65,9 +67,17 @@ def wished_team(wishes: list[dict[str, Any]], seat: int) -> str | None:
 
 def hypnotist_wish_binds(hand: list[str], team: str) -> list[str] | None:
     """Ruling 3a / 11: holding the wished team, play that team or a Fool (never a flag); else None."""
-    if not any(TEAM[card] == team for card in hand):
+    # Loops, not generators or comprehensions: their set-up costs more than a hand this short.
+    for card in hand:
+        if TEAM[card] == team:
+            break
+    else:
         return None
-    return [card for card in hand if TEAM[card] == team or fool_always_playable(card)]
+    forced = []
+    for card in hand:
+        if TEAM[card] == team or _FOOL[card]:  # _FOOL is fool_always_playable as a table
+            forced.append(card)
+    return forced
 
 
 def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
@@ -102,8 +112,10 @@ def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
     hand: list[str] = state["hands"][seat]
     if state["wishes"]:
         team = wished_team(state["wishes"], seat)
-        if team is not None and any(TEAM[c] == team for c in hand):
-            return TEAM[card] == team or fool_always_playable(card)
+        if team is not None:
+            for held in hand:
+                if TEAM[held] == team:
+                    return TEAM[card] == team or _FOOL[card]  # fool_always_playable as a table
     out: list[str] = state["out"]
     if not out or state["down"]:
         return True

@@ -94,7 +94,7 @@ def score_trick(
     values = list(totals.values())
     best = max(values)
     if values.count(best) == 1:  # no tie: the first (only) team with the best value
-        team = next(team for team, value in totals.items() if value == best)
+        team = list(totals)[values.index(best)]  # cheaper than a generator over the items
     else:
         team = winning_team(plays, totals)
     # Membership: every 1 is also a Peasant (ruling 6); a flag is in no team, so it is always loot.
@@ -113,8 +113,12 @@ def score_trick(
                 strategist = play["seat"]
         else:
             loot.append(card)
-    order = loot_order(members, team)
-    order_seats = list(map(_SEAT, order))
+    order_seats: list[int] = []
+    own: list[list[Any]] = []
+    for play in loot_order(members, team):
+        seat = play["seat"]
+        order_seats.append(seat)
+        own.append([seat, play["card"]])
     scored = {
         "raid": raid,
         "number": number,
@@ -128,4 +132,4 @@ def score_trick(
         "strategist": strategist,
         "next_leader": next_leader(order_seats, thief, strategist),
     }
-    return scored, list(map(list, map(_SEAT_AND_CARD, order)))
+    return scored, own
