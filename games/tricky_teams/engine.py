@@ -17,6 +17,7 @@ from games.tricky_teams.cards import (
     HYPNOTIST,
     PEASANT,
     RANK,
+    SORT_KEY,
     TEAM,
     TEAMS,
     pile_coins,
@@ -24,7 +25,7 @@ from games.tricky_teams.cards import (
 from games.tricky_teams.deal import deal_from_seed, red_drummer_leads, validate_deal
 from games.tricky_teams.moves import parse_move
 from games.tricky_teams.options import check_seats, normalize_options
-from games.tricky_teams.rules import may_play, playable_cards, why_not_playable
+from games.tricky_teams.rules import COMPLIES, COMPLIES_OR_FREE, may_play, playable_cards, why_not_playable
 from games.tricky_teams.scoring import score_trick
 
 SCHEMA = 1
@@ -155,7 +156,12 @@ def start_raid(state: State, events: list[Event]) -> None:
     state["loot"] = [[] for _ in range(seats)]
     state["trick_number"] = 0
     start_trick(state, leader)
-    eights = [list(filter(_DRUMMERS.__contains__, hand)) for hand in hands]
+    eights = []
+    for hand in hands:
+        # A set intersection (hashing a hand against four ids) is the cheapest way to find the 8s
+        # (callgrind); they are listed in hand order.
+        held = _DRUMMERS.intersection(hand)
+        eights.append(sorted(held, key=SORT_KEY.__getitem__) if len(held) > 1 else list(held))
     events.append({"type": "raid-started", "raid": raid, "leader": leader, "eights": eights})
     for seat, hand in enumerate(hands):
         events.append(
@@ -199,12 +205,20 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
         return []
     phase = state["phase"]
     if phase == "play":
-        # The lead and any play after a face-down card are free when no wish is in force (ruling
-        # 3b, 12): playable_cards would return the whole hand, so the hot path skips the call.
-        if not state["wishes"] and (not state["out"] or state["down"]):
+        # playable_cards without a wish in force, inlined (it runs at nearly every decision): the
+        # lead and any play after a face-down card are free (ruling 3b, 12); otherwise the cards
+        # that comply or are free, or the whole hand if none complies.
+        out = state["out"]
+        if state["wishes"]:
+            cards = playable_cards(state, seat)
+        elif not out or state["down"]:
             cards = state["hands"][seat]
         else:
-            cards = playable_cards(state, seat)
+            hand = state["hands"][seat]
+            key = tuple(out)
+            cards = list(filter(COMPLIES_OR_FREE[state["ones"] > 0][key], hand))
+            if len(cards) != len(hand) and not any(map(COMPLIES[key], cards)):
+                cards = hand
         if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
             # Fresh copies of per-card templates (callers may keep or change them); measured
             # faster than building the dict literals.  Loops with append rather than list
@@ -249,19 +263,42 @@ def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
     # else (or any error, so that errors keep their order) goes the general way below.
     if type(move) is dict and len(move) == 2 and state["phase"] == "play" and seat == state["turn"]:
         card = move.get("card")
-        if (
-            move.get("type") == "play"
-            and type(seat) is int
-            and type(card) is str
-            and card in RANK
-            and card in state["hands"][seat]
-            # may_play's first answer inlined: with no wish in force the lead and any play after a
-            # face-down card are free (ruling 3b, 12), which spares the call on a third of the plays.
-            and ((not state["wishes"] and (not state["out"] or state["down"])) or may_play(state, seat, card))
-        ):
-            events = play_card(state, seat, card, None)
-            state["actions"].append({"seat": seat, "move": _PLAY_MOVE[card].copy()})
-            return events
+        if move.get("type") == "play" and type(seat) is int and type(card) is str and card in RANK:
+            hand = state["hands"][seat]
+            if card in hand:
+                # may_play's common answers inlined, which spares the call on nearly every play: with no
+                # wish in force the lead and any play after a face-down card are free (ruling 3b, 12),
+                # and so is a card that complies or is free; anything else asks may_play itself.
+                out = state["out"]
+                wishes = state["wishes"]
+                if (
+                    not wishes
+                    and (not out or state["down"] or COMPLIES_OR_FREE[state["ones"] > 0][tuple(out)](card))
+                ) or may_play(state, seat, card):
+                    if wishes or state["fog"]:
+                        events = play_card(state, seat, card, None)
+                    else:
+                        # play_card for a face-up card with no wish in force, inlined (most plays);
+                        # any other play goes through play_card itself.
+                        hand.remove(card)
+                        trick: list[dict[str, Any]] = state["trick"]
+                        trick.append(_FACE_UP_PLAY[seat][card].copy())
+                        team = TEAM[card]
+                        if team is not None and team not in out:
+                            out.append(team)
+                        rank = RANK[card]
+                        if rank == PEASANT:
+                            state["ones"] += 1
+                        elif rank == FOG_WITCH:
+                            state["fog"] = True
+                        events = [_FACE_UP_EVENT[seat][card].copy()]
+                        seats: int = state["seats"]
+                        if len(trick) == seats:
+                            finish_trick(state, events)
+                        else:
+                            state["turn"] = (seat + 1) % seats
+                    state["actions"].append({"seat": seat, "move": _PLAY_MOVE[card].copy()})
+                    return events
     parsed = parse_move(move, state["seats"])
     phase = state["phase"]
     if seat != state["turn"] or type(seat) is not int:
@@ -369,11 +406,19 @@ def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
 
 def finish_trick(state: State, events: list[Event]) -> None:
     """Reveal and score the full trick, then start handing out the loot."""
-    summary, own = score_trick(
-        state["trick"], list(map(len, state["cooks"])), state["raid"], state["trick_number"], state["leader"]
-    )
+    cooks_out = []
+    for cooks in state["cooks"]:
+        cooks_out.append(len(cooks))
+    trick = state["trick"]
+    summary, own = score_trick(trick, cooks_out, state["raid"], state["trick_number"], state["leader"])
     state["last_trick"] = summary
-    state.update(trick=[], out=[], down=False, fog=False, ones=0, wishes=[])
+    # The trick's aggregates start afresh (assignments: cheaper than update() with keywords).
+    state["trick"] = []
+    state["out"] = []
+    state["down"] = False
+    state["fog"] = False
+    state["ones"] = 0
+    state["wishes"] = []
     events.append({"type": "trick-won", **summary})
     thief = summary["thief"]
     order = summary["winners"] if thief is None else [thief]
@@ -397,7 +442,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
     cards: list[str] = pending["cards"]
     if cards:
         order: list[int] = pending["order"]
-        if thief_takes_all(pending):
+        if len(order) == 1:  # thief_takes_all(pending), inlined: this runs after every trick
             pile = state["loot"][order[0]]
             pile.extend(cards)
             pending["index"] += len(cards)
@@ -406,7 +451,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
             cards.clear()
         while cards:
             picker = order[pending["index"] % len(order)]
-            if not single_choice(cards):
+            if cards.count(cards[0]) != len(cards):  # not single_choice(cards), inlined (every trick)
                 state["phase"] = "take-loot"
                 state["turn"] = picker
                 return
@@ -461,7 +506,12 @@ def after_trick(state: State, events: list[Event]) -> None:
         state["phase"] = "choose-leader"
         state["turn"] = last["strategist"]
     else:
-        start_trick(state, last["next_leader"])
+        # start_trick(state, last["next_leader"]), inlined: this runs after nearly every trick
+        leader = last["next_leader"]
+        state["trick_number"] += 1
+        state["leader"] = leader
+        state["turn"] = leader
+        state["phase"] = "play"
 
 
 def cooks_join_loot(state: State) -> None:

@@ -47,10 +47,11 @@ _JOINS: dict[tuple[str, ...], dict[str, bool]] = {
 }
 # The rule that applies with the teams out (one team: challenge; two or more: join), by tuple(out).
 _COMPLIES: dict[tuple[str, ...], dict[str, bool]] = {(team,): _CHALLENGES[team] for team in TEAMS} | _JOINS
-# "Complies or is free" per teams out, without / with a Peasant in the trick, as bound lookups so
-# that filtering a hand runs in C: list(filter(_OK[False][tuple(out)], hand)).
-_COMPLIES_GET = {out: table.__getitem__ for out, table in _COMPLIES.items()}
-_OK: dict[bool, dict[tuple[str, ...], Any]] = {
+# "Complies" and "complies or is free" (without / with a Peasant in the trick) per teams out, as
+# bound lookups so that filtering a hand runs in C: list(filter(COMPLIES_OR_FREE[False][key], hand)).
+# Public because the engine's hot paths inline playable_cards / may_play with them.
+COMPLIES: dict[tuple[str, ...], Any] = {out: table.__getitem__ for out, table in _COMPLIES.items()}
+COMPLIES_OR_FREE: dict[bool, dict[tuple[str, ...], Any]] = {
     ones: {out: {c: table[c] or free[c] for c in RANK}.__getitem__ for out, table in _COMPLIES.items()}
     for ones, free in ((False, _FREE), (True, _FREE_OR_PEASANT))
 }
@@ -99,10 +100,10 @@ def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
     if not out or state["down"]:
         return hand[:]
     key = tuple(out)
-    cards = list(filter(_OK[state["ones"] > 0][key], hand))
+    cards = list(filter(COMPLIES_OR_FREE[state["ones"] > 0][key], hand))
     # Every card complies or is free: that is the whole hand either way.  Else the seat must
     # comply if it can; if none of its cards complies it may play any card.
-    if len(cards) == len(hand) or any(map(_COMPLIES_GET[key], cards)):
+    if len(cards) == len(hand) or any(map(COMPLIES[key], cards)):
         return cards
     return hand[:]
 
@@ -121,7 +122,7 @@ def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
         return True
     key = tuple(out)
     # A card that neither complies nor is free is legal only when the seat cannot comply at all.
-    return bool(_OK[state["ones"] > 0][key](card)) or not any(map(_COMPLIES_GET[key], hand))
+    return bool(COMPLIES_OR_FREE[state["ones"] > 0][key](card)) or not any(map(COMPLIES[key], hand))
 
 
 def why_not_playable(state: dict[str, Any], seat: int, card: str) -> str:

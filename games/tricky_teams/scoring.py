@@ -113,9 +113,16 @@ def score_trick(
                 strategist = play["seat"]
         else:
             loot.append(card)
+    # loot_order(members, team), inlined (it runs after every trick); a sole winner needs no sort.
+    if team == PEASANTS:
+        order = members[::-1]
+    elif len(members) == 1:
+        order = members
+    else:
+        order = sorted(members, key=_STRENGTH, reverse=True)
     order_seats: list[int] = []
     own: list[list[Any]] = []
-    for play in loot_order(members, team):
+    for play in order:
         seat = play["seat"]
         order_seats.append(seat)
         own.append([seat, play["card"]])
@@ -130,6 +137,7 @@ def score_trick(
         "loot": loot,
         "thief": thief,
         "strategist": strategist,
-        "next_leader": next_leader(order_seats, thief, strategist),
+        # next_leader(order_seats, thief, strategist), inlined (it runs after every trick)
+        "next_leader": None if strategist is not None else order_seats[0] if thief is None else thief,
     }
     return scored, own
