@@ -72,6 +72,15 @@ _FACE_UP_EVENT: list[dict[str, dict[str, Any]]] = [
     }
     for seat in range(6)
 ]
+# The automatic loot-taken events by how, seat and card (several after every trick), copied like
+# the play events above.
+_LOOT_TAKEN: dict[str, list[dict[str, dict[str, Any]]]] = {
+    how: [
+        {card: {"type": "loot-taken", "seat": seat, "card": card, "how": how} for card in RANK}
+        for seat in range(6)
+    ]
+    for how in ("auto", "own")
+}
 _LEADER_MOVES: dict[int, list[dict[str, Any]]] = {
     seats: [{"type": "choose-leader", "seat": seat} for seat in range(seats)] for seats in range(7)
 }
@@ -447,7 +456,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
             pile.extend(cards)
             pending["index"] += len(cards)
             for card in cards:
-                events.append({"type": "loot-taken", "seat": order[0], "card": card, "how": "auto"})
+                events.append(_LOOT_TAKEN["auto"][order[0]][card].copy())
             cards.clear()
         while cards:
             picker = order[pending["index"] % len(order)]
@@ -458,7 +467,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
             card = cards.pop(0)
             state["loot"][picker].append(card)
             pending["index"] += 1
-            events.append({"type": "loot-taken", "seat": picker, "card": card, "how": "auto"})
+            events.append(_LOOT_TAKEN["auto"][picker][card].copy())
     winners_take_own_cards(state, events, pending["own"])
     state["pending"] = None
     after_trick(state, events)
@@ -473,7 +482,7 @@ def winners_take_own_cards(state: State, events: list[Event], own: list[list[Any
             events.append({"type": "cook-laid-out", "seat": seat, "card": card})
         else:
             loot[seat].append(card)
-            events.append({"type": "loot-taken", "seat": seat, "card": card, "how": "own"})
+            events.append(_LOOT_TAKEN["own"][seat][card].copy())
 
 
 def take_loot(state: State, seat: int, card: str) -> list[Event]:
