@@ -13,7 +13,10 @@ same tournament (same seed) is run `--runs` times and the medians are printed:
   CPU spent inside the bot calls (the HTTP client, signing, JSON of the message): the same
   cost without the waiting that a loaded machine adds to wall time;
 - the bots' CPU per decision (all bot processes, from /proc): with the worker's CPU it is what
-  one decision costs the machine, which bounds how far more workers can scale on few cores.
+  one decision costs the machine, which bounds how far more workers can scale on few cores;
+- the machine's own 2-process scaling, measured before every run pair: how much more work two
+  CPU-bound processes get done at once than one (2.0 on two idle cores). It is the ceiling of
+  the 2-worker speedup in that moment, so the speedup is also given as a fraction of it.
 
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
 """
@@ -162,6 +165,39 @@ def run_once(
     }
 
 
+# A fixed pure-Python workload; the child waits for a common start time, then prints its start and end.
+_SPIN = """
+import sys, time
+start_at = float(sys.argv[1])
+while time.time() < start_at:
+    time.sleep(0.001)
+began = time.time()
+total = 0
+for i in range(4_000_000):
+    total += i * i % 7
+print(began, time.time())
+"""
+
+
+def machine_scaling() -> float:
+    """How much faster this machine does 2 CPU-bound processes' work at once than 1's, right now.
+
+    The ceiling for 2 workers over 1 (a worker, its bots and Redis are CPU-bound processes): 2.0
+    on two idle cores, less when the cores are shared with other tenants or each other.
+    """
+
+    def spans(count: int) -> float:
+        start_at = time.time() + 0.3  # after every child has started its interpreter
+        children = [
+            subprocess.Popen([sys.executable, "-c", _SPIN, str(start_at)], stdout=subprocess.PIPE, text=True)
+            for _ in range(count)
+        ]
+        stamps = [tuple(map(float, child.communicate()[0].split())) for child in children]
+        return max(end for _, end in stamps) - min(began for began, _ in stamps)
+
+    return 2 * spans(1) / spans(2)
+
+
 def cleanup(client: redis.Redis, prefix: str, queue: str) -> None:
     """Delete this run's keys only (its prefix, its queue, its job ids)."""
     job_prefix = ("ta_" + prefix).replace(":", "-").encode()
@@ -191,8 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     load_at_start = os.getloadavg()
     ids, bot_procs = start_bots(ctx, args.bots, tag)
     runs: dict[int, list[dict[str, float]]] = {1: [], 2: []}
+    scaling: list[float] = []
     try:
         for run in range(args.runs):
+            scaling.append(machine_scaling())
+            print(json.dumps({"run": run, "machine_2_process_scaling": scaling[-1]}), flush=True)
             for workers in (1, 2):
                 figures = run_once(
                     ctx, url, ids, workers, args.deals, seed=run + 1, bot_pids=[p.pid for p in bot_procs]
@@ -210,6 +249,15 @@ def main(argv: list[str] | None = None) -> int:
         summary[f"{workers}_worker"] = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
     one, two = summary["1_worker"], summary["2_worker"]
     summary["speedup_2_vs_1"] = two["matches_per_min"] / one["matches_per_min"]
+    # Each 2-worker run follows its 1-worker run: their ratio sees the same background load.
+    pairs = [b["matches_per_min"] / a["matches_per_min"] for a, b in zip(runs[1], runs[2], strict=True)]
+    summary["speedup_2_vs_1_per_run"] = pairs
+    summary["speedup_2_vs_1_median_of_runs"] = statistics.median(pairs)
+    summary["machine_2_process_scaling_per_run"] = scaling
+    summary["machine_2_process_scaling"] = statistics.median(scaling)
+    summary["speedup_vs_machine_scaling"] = statistics.median(
+        p / m for p, m in zip(pairs, scaling, strict=True)
+    )
     summary["load_average_at_end"] = os.getloadavg()
     summary["load_average_at_start"] = load_at_start
     print(json.dumps(summary, indent=2))
