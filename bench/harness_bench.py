@@ -14,9 +14,10 @@ same tournament (same seed) is run `--runs` times and the medians are printed:
   cost without the waiting that a loaded machine adds to wall time;
 - the bots' CPU per decision (all bot processes, from /proc): with the worker's CPU it is what
   one decision costs the machine, which bounds how far more workers can scale on few cores;
-- the machine's own 2-process scaling, measured before every run pair: how much more work two
-  CPU-bound processes get done at once than one (2.0 on two idle cores). It is the ceiling of
-  the 2-worker speedup in that moment, so the speedup is also given as a fraction of it.
+- the machine's own 2-process scaling, measured right before and right after every run pair
+  (their mean): how much more work two CPU-bound processes get done at once than one (2.0 on
+  two idle cores). It is the ceiling of the 2-worker speedup in that moment, so the speedup is
+  also given as a fraction of it.
 
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
 """
@@ -173,7 +174,7 @@ while time.time() < start_at:
     time.sleep(0.001)
 began = time.time()
 total = 0
-for i in range(4_000_000):
+for i in range(8_000_000):
     total += i * i % 7
 print(began, time.time())
 """
@@ -230,14 +231,17 @@ def main(argv: list[str] | None = None) -> int:
     scaling: list[float] = []
     try:
         for run in range(args.runs):
-            scaling.append(machine_scaling())
-            print(json.dumps({"run": run, "machine_2_process_scaling": scaling[-1]}), flush=True)
+            before = machine_scaling()
             for workers in (1, 2):
                 figures = run_once(
                     ctx, url, ids, workers, args.deals, seed=run + 1, bot_pids=[p.pid for p in bot_procs]
                 )
                 runs[workers].append(figures)
                 print(json.dumps({"workers": workers, "run": run, **figures}), flush=True)
+            # The machine's scaling moves within seconds: bracket the pair and take the mean.
+            after = machine_scaling()
+            scaling.append((before + after) / 2)
+            print(json.dumps({"run": run, "machine_2_process_scaling": [before, after]}), flush=True)
     finally:
         for proc in bot_procs:
             proc.terminate()
