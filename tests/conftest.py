@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import uuid
 from collections.abc import Iterator
@@ -9,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from api import ops
 from api.redis_server import RedisHandle, ensure_redis
 
 # Our own database number on a shared server; keys are further namespaced per session.
@@ -40,3 +43,18 @@ def key_prefix(redis_url: str) -> Iterator[str]:
     for start in range(0, len(keys), 500):
         client.delete(*keys[start : start + 500])
     client.close()
+
+
+@pytest.fixture()
+def captured() -> Iterator[io.StringIO]:
+    """JSON log lines of the trickarena loggers, as the JSON formatter writes them."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(ops.JsonFormatter())
+    logger = logging.getLogger("trickarena")
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield stream
+    logger.removeHandler(handler)
+    logger.setLevel(old_level)

@@ -12,7 +12,6 @@ import json
 import logging
 import random
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +21,6 @@ from flask import Flask, request
 from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 
-from api import ops
 from api.fast_moves import MoveFastPath
 from tests.api.conftest import GAME_SETUPS, LiveServer, auth, make_app, tokens_of
 
@@ -203,21 +201,6 @@ def test_chunked_and_oversized_moves_are_left_to_flask(redis_url: str, key_prefi
         )
         assert too_big.status_code == 413 and too_big.json()["code"] == "body_too_large"
         assert requests.get(f"{server.url}/games/{game_id}", timeout=10).json()["version"] == 2
-
-
-@pytest.fixture()
-def captured() -> Iterator[io.StringIO]:
-    """JSON access lines of the API, as the JSON formatter writes them."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(ops.JsonFormatter())
-    logger = logging.getLogger("trickarena.access")
-    old_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield stream
-    logger.removeHandler(handler)
-    logger.setLevel(old_level)
 
 
 def sample(name: str, **labels: str) -> float:

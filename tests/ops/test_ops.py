@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,21 +102,6 @@ def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(serve
     assert value(after, faults, code="illegal_move") - value(before, faults, code="illegal_move") == 1
     assert value(after, "trickarena_queue_depth", queue=ops.DEFAULT_QUEUE) >= 0
     assert "trickarena_workers" in after and value(after, "trickarena_redis_up") == 1
-
-
-@pytest.fixture()
-def captured() -> Iterator[io.StringIO]:
-    """JSON log lines of the trickarena loggers, as the JSON formatter writes them."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(ops.JsonFormatter())
-    logger = logging.getLogger("trickarena")
-    old_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield stream
-    logger.removeHandler(handler)
-    logger.setLevel(old_level)
 
 
 def test_access_logs_are_json_with_the_request_id_echoed_and_the_game_id(
