@@ -113,6 +113,19 @@ def unexpected_error_parts(error: Exception) -> ErrorParts:
     return 500, {"code": "internal_error", "message": "an unexpected error occurred; it has been logged"}, {}
 
 
+def error_parts(error: Exception) -> ErrorParts:
+    """Status, JSON body and extra headers answering an exception raised while serving a request.
+
+    The one place that maps exceptions to answers, for Flask's error handler and the postMove
+    fast path alike: service errors as they say, Redis outages 503, anything else a logged 500.
+    """
+    if isinstance(error, ServiceError):
+        return service_error_parts(error)
+    if isinstance(error, (redis.ConnectionError, redis.TimeoutError)):
+        return storage_unavailable_parts(error)
+    return unexpected_error_parts(error)
+
+
 def _json_response(parts: ErrorParts) -> Response:
     status, body, headers = parts
     response = jsonify(body)
@@ -120,11 +133,6 @@ def _json_response(parts: ErrorParts) -> Response:
     for name, value in headers.items():
         response.headers[name] = value
     return response
-
-
-def service_error_response(error: ServiceError) -> Response:
-    """The JSON response of a service error."""
-    return _json_response(service_error_parts(error))
 
 
 def _config_from_env() -> dict[str, Any]:
@@ -191,10 +199,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for module_name in EXTRA_BLUEPRINT_MODULES:
         _register_optional(module_name, api, app)
 
-    app.register_error_handler(ServiceError, service_error_response)
-    app.register_error_handler(redis.ConnectionError, _storage_unavailable)
-    app.register_error_handler(redis.TimeoutError, _storage_unavailable)
-    app.register_error_handler(Exception, _unexpected)
+    app.register_error_handler(Exception, _error_response)
     app.extensions["trickarena.api"] = api
 
     from api import fast_moves
@@ -216,14 +221,10 @@ def _register_optional(module_name: str, api: Api, app: Flask) -> None:
         api.register_blueprint(module.blp)
 
 
-def _storage_unavailable(error: Exception) -> Response:
-    return _json_response(storage_unavailable_parts(error))
-
-
-def _unexpected(error: Exception) -> Response:
+def _error_response(error: Exception) -> Response:
     if isinstance(error, HTTPException):
         return http_error_response(error)
-    return _json_response(unexpected_error_parts(error))
+    return _json_response(error_parts(error))
 
 
 def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, Any]]) -> None:

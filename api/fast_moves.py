@@ -17,17 +17,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
-import redis
 from flask import Flask
 from werkzeug.http import HTTP_STATUS_CODES
 
-from api.app import (
-    ErrorParts,
-    service_error_parts,
-    storage_unavailable_parts,
-    unexpected_error_parts,
-)
-from api.errors import ServiceError
+from api.app import error_parts
 from api.games_api import make_move, version_headers
 from api.schemas import GAME_ID_PATTERN
 
@@ -96,7 +89,7 @@ class MoveFastPath:
                     version_headers(version),
                 )
             except Exception as exc:  # noqa: BLE001 (every error becomes its JSON answer, as in Flask)
-                status, doc, headers = _error_parts(exc)
+                status, doc, headers = error_parts(exc)
                 body = orjson.dumps(doc)
             headers["Content-Type"] = "application/json"
             headers["Content-Length"] = str(len(body))
@@ -109,14 +102,6 @@ class MoveFastPath:
                 recorder.reset(environ)
         start_response(_STATUS_LINES.get(status) or f"{status} ERROR", list(headers.items()))
         return [body]
-
-
-def _error_parts(exc: Exception) -> ErrorParts:
-    if isinstance(exc, ServiceError):
-        return service_error_parts(exc)
-    if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
-        return storage_unavailable_parts(exc)
-    return unexpected_error_parts(exc)
 
 
 def install(app: Flask) -> None:

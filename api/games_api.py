@@ -316,9 +316,9 @@ def list_legal_moves(game_id: str) -> Response:
 @documents_errors(401, 403, 404, 409, 412, 413, 422)
 def post_move(game_id: str) -> Response:
     """Apply one move for the token's seat; the answer is that seat's new view."""
-    # Successful moves are normally served by api.fast_moves before Flask sees them; this view
-    # answers when that is switched off and the requests it leaves to Flask (no Content-Length,
-    # a body over the limit).  Both go through make_move.
+    # Moves are normally answered by api.fast_moves before Flask sees them; this view answers
+    # when that is switched off and the requests it leaves to Flask (no Content-Length, a body
+    # over the limit).  Both go through make_move.
     body, version = make_move(
         service(),
         game_id,
