@@ -36,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.procfs import tree_cpu_seconds  # noqa: E402
+
 BENCH_DB = 14  # our own database number on a shared Redis; keys also carry a fresh prefix
 
 
@@ -286,24 +288,6 @@ def _serve(
     raise RuntimeError(f"{app_spec} did not start")
 
 
-def _tree_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process and its children so far (Linux /proc)."""
-    total = 0.0
-    pids = [pid]
-    while pids:
-        current = pids.pop()
-        try:
-            with open(f"/proc/{current}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as fh:
-                    pids += [int(child) for child in fh.read().split()]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
-
-
 def _settle(pids: list[int], timeout: float = 60.0) -> None:
     """Wait until the servers have booted: their processes idle (under 5% of a core) for a second.
 
@@ -311,10 +295,10 @@ def _settle(pids: list[int], timeout: float = 60.0) -> None:
     first timed run (the floor's) would share the machine with the API workers' start-up.
     """
     deadline = time.monotonic() + timeout
-    before = sum(map(_tree_cpu_seconds, pids))
+    before = sum(map(tree_cpu_seconds, pids))
     while time.monotonic() < deadline:
         time.sleep(1.0)
-        now = sum(map(_tree_cpu_seconds, pids))
+        now = sum(map(tree_cpu_seconds, pids))
         if now - before < 0.05:
             return
         before = now

@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from api.redis_server import ensure_redis  # noqa: E402
+from bench.procfs import cpu_seconds  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 from harness.tournaments import create_tournament, get_tournament  # noqa: E402
 
@@ -87,13 +88,6 @@ def start_bots(ctx: HarnessContext, count: int, tag: str) -> tuple[list[str], li
         procs.append(_serve_bot(port, created.secret))
         ids.append(created.bot.id)
     return ids, procs
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds a process has used so far (Linux /proc)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_once(
