@@ -7,9 +7,14 @@ the API can store it as-is, and `json.loads(json.dumps(state)) == state` holds.
 Conventions shared by all games:
 - seats are ints `0 .. seats-1`, play proceeds in increasing seat order (clockwise);
 - a move is a JSON object with a kebab-case ``"type"`` and its fields, listed by
-  ``legal_moves`` exactly as ``apply`` accepts it;
+  ``legal_moves`` exactly as ``apply`` accepts it; an engine may list its moves as ``FrozenDict``
+  values (dicts that refuse changes), shared between calls, and may return shared ``FrozenDict``
+  events and action-list entries the same way: ``copy()`` one to change it; the list itself is
+  always the caller's own;
 - ``apply`` mutates the state in place (cheap for playouts) and returns the events it
   produced; callers wanting to keep the old state deep-copy it first (it is plain JSON data);
+  events are read-only: they may share parts with the state (a trick's summary, a raid's coins),
+  so a caller that wants to change one deep-copies it;
 - an event is a JSON object with ``"type"``; anything a seat may not see goes under
   ``"private": {"seats": [...], ...}`` and is stripped by ``redact_event``;
 - ``view(state, seat)`` / ``view(state, None)`` is the only way hidden information
@@ -24,6 +29,47 @@ State: TypeAlias = dict[str, Any]
 Move: TypeAlias = dict[str, Any]
 Event: TypeAlias = dict[str, Any]
 View: TypeAlias = dict[str, Any]
+
+
+_IMMUTABLE_VALUES = frozenset({str, int, float, bool, type(None)})
+
+
+class FrozenDict(dict[str, Any]):
+    """A dict that refuses changes: moves as immutable values, equal to and serialised like plain dicts.
+
+    Engines hand out the same instance for the same move from `legal_moves` (one per card, say)
+    instead of a fresh dict per listed move; refusing changes is what makes sharing them safe.
+    `copy()` gives a plain, changeable dict.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, items: dict[str, Any]) -> None:
+        """Freeze `items`, whose values must be immutable too: scalars or FrozenDicts."""
+        for key, value in items.items():
+            if type(value) not in _IMMUTABLE_VALUES and type(value) is not FrozenDict:
+                raise TypeError(
+                    f"{key!r}: a FrozenDict holds scalars and FrozenDicts, not {type(value).__name__}"
+                )
+        super().__init__(items)
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("a listed move is an immutable value; change a copy() of it")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy as the constructor call, never item by item (which would be refused)."""
+        return (type(self), (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        """An immutable value is its own copy."""
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        """An immutable value of immutable parts is its own deep copy."""
+        return self
 
 
 class GameError(Exception):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import GameOver, IllegalMove, InvalidOptions, NotYourTurn
+from games.base import FrozenDict, GameOver, IllegalMove, InvalidOptions, NotYourTurn
 from games.tricky_teams.cards import (
     COOK,
     DRUMMER,
@@ -35,12 +35,27 @@ Event = dict[str, Any]
 
 # Cards whose play moves need more than one dict: Hypnotists (wishes) and the flag (possibly held twice).
 _HYPNOTISTS_AND_FLAG = frozenset(card for card in RANK if RANK[card] in (HYPNOTIST, 0))
-# Wish templates {seat, team} by seats, leader and cards already in the trick: every seat still to
-# play after the Hypnotist (seats_after), every team, in that order.
-_WISHES: dict[int, list[list[list[dict[str, Any]]]]] = {
+# The play moves of a Hypnotist by seats, leader, cards already in the trick and card: the plain
+# play, then a wish for every seat still to play after it (seats_after) and every team, in that order.
+_HYPNOTIST_PLAYS: dict[int, list[list[dict[str, tuple[FrozenDict, ...]]]]] = {
     seats: [
         [
-            [{"seat": (leader + i) % seats, "team": team} for i in range(played + 1, seats) for team in TEAMS]
+            {
+                card: (FrozenDict({"type": "play", "card": card}),)
+                + tuple(
+                    FrozenDict(
+                        {
+                            "type": "play",
+                            "card": card,
+                            "wish": FrozenDict({"seat": (leader + i) % seats, "team": team}),
+                        }
+                    )
+                    for i in range(played + 1, seats)
+                    for team in TEAMS
+                )
+                for card in RANK
+                if RANK[card] == HYPNOTIST
+            }
             for played in range(seats)
         ]
         for leader in range(seats)
@@ -56,34 +71,48 @@ _SEATS_AFTER: dict[int, list[list[list[int]]]] = {
     for seats in range(3, 7)
 }
 _DRUMMERS = frozenset(card for card in RANK if RANK[card] == DRUMMER)
-# Move templates; legal_moves hands out copies, never these dicts themselves.
-_PLAY_MOVE: dict[str, dict[str, Any]] = {card: {"type": "play", "card": card} for card in RANK}
-_LOOT_MOVE: dict[str, dict[str, Any]] = {card: {"type": "take-loot", "card": card} for card in RANK}
-# A face-up play without a wish (nearly every play) as its trick entry and its card-played event,
-# by seat and card: a dict.copy() of these costs about a third of building the dict literal.
+# Every move as an immutable value: legal_moves and the action list share these instead of
+# building a dict per listed move (a third of a plain decision's cost, callgrind).
+_PLAY_MOVE: dict[str, FrozenDict] = {card: FrozenDict({"type": "play", "card": card}) for card in RANK}
+# A plain play's entry in the action list, by seat and card.
+_PLAY_ACTION: list[dict[str, FrozenDict]] = [
+    {card: FrozenDict({"seat": seat, "move": move}) for card, move in _PLAY_MOVE.items()} for seat in range(6)
+]
+_LOOT_MOVE: dict[str, FrozenDict] = {card: FrozenDict({"type": "take-loot", "card": card}) for card in RANK}
+# A face-up play without a wish (nearly every play) as its trick entry, by seat and card: a
+# dict.copy() of these costs about a third of building the dict literal.  Its card-played event
+# and the automatic loot-taken events (several after every trick) are immutable values, shared.
 _FACE_UP_PLAY: list[dict[str, dict[str, Any]]] = [
     {card: {"seat": seat, "card": card, "face_down": False, "wish": None} for card in RANK}
     for seat in range(6)
 ]
-_FACE_UP_EVENT: list[dict[str, dict[str, Any]]] = [
+_FACE_UP_EVENT: list[dict[str, FrozenDict]] = [
     {
-        card: {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": None}
+        card: FrozenDict(
+            {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": None}
+        )
         for card in RANK
     }
     for seat in range(6)
 ]
-# The automatic loot-taken events by how, seat and card (several after every trick), copied like
-# the play events above.
-_LOOT_TAKEN: dict[str, list[dict[str, dict[str, Any]]]] = {
+_LOOT_TAKEN: dict[str, list[dict[str, FrozenDict]]] = {
     how: [
-        {card: {"type": "loot-taken", "seat": seat, "card": card, "how": how} for card in RANK}
+        {card: FrozenDict({"type": "loot-taken", "seat": seat, "card": card, "how": how}) for card in RANK}
         for seat in range(6)
     ]
     for how in ("auto", "own")
 }
-_LEADER_MOVES: dict[int, list[dict[str, Any]]] = {
-    seats: [{"type": "choose-leader", "seat": seat} for seat in range(seats)] for seats in range(7)
-}
+_LEADER_MOVE: tuple[FrozenDict, ...] = tuple(
+    FrozenDict({"type": "choose-leader", "seat": seat}) for seat in range(6)
+)
+_LEADER_MOVES: dict[int, tuple[FrozenDict, ...]] = {seats: _LEADER_MOVE[:seats] for seats in range(7)}
+# Entries of the action list for a loot pick and a leader choice, by seat and card or leader.
+_LOOT_ACTION: list[dict[str, FrozenDict]] = [
+    {card: FrozenDict({"seat": seat, "move": move}) for card, move in _LOOT_MOVE.items()} for seat in range(6)
+]
+_LEADER_ACTION: list[tuple[FrozenDict, ...]] = [
+    tuple(FrozenDict({"seat": seat, "move": move}) for move in _LEADER_MOVE) for seat in range(6)
+]
 _DECISION_WORDS = {
     "play": "play a card",
     "take-loot": "take a loot card",
@@ -229,37 +258,25 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
             if len(cards) != len(hand) and not any(map(COMPLIES[key], cards)):
                 cards = hand
         if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
-            # Fresh copies of per-card templates (callers may keep or change them); measured
-            # faster than building the dict literals.  Loops with append rather than list
-            # comprehensions on the hot paths: on lists this short a comprehension's own function
-            # call costs more than it saves (callgrind).
-            moves = []
-            for card in cards:
-                moves.append(_PLAY_MOVE[card].copy())
-            return moves
+            return list(map(_PLAY_MOVE.__getitem__, cards))
         return _play_moves_with_wishes(state, cards)
-    moves = []
     if phase == "take-loot":
-        for card in sorted(set(state["pending"]["cards"])):
-            moves.append(_LOOT_MOVE[card].copy())
-        return moves
-    for move in _LEADER_MOVES[state["seats"]]:
-        moves.append(move.copy())
-    return moves
+        return list(map(_LOOT_MOVE.__getitem__, sorted(set(state["pending"]["cards"]))))
+    return list(_LEADER_MOVES[state["seats"]])
 
 
 def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
     previous = None
+    hypnotist_plays = _HYPNOTIST_PLAYS[state["seats"]][state["leader"]][len(state["trick"])]
     for card in cards:
         if card == previous:  # the two identical flags are one move
             continue
         previous = card
-        moves.append({"type": "play", "card": card})
         if RANK[card] == HYPNOTIST:
-            # A wish for every seat still to play and every team, fresh copies of the templates.
-            for wish in _WISHES[state["seats"]][state["leader"]][len(state["trick"])]:
-                moves.append({"type": "play", "card": card, "wish": wish.copy()})
+            moves.extend(hypnotist_plays[card])
+        else:
+            moves.append(_PLAY_MOVE[card])
     return moves
 
 
@@ -268,11 +285,20 @@ def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
 
     The move is validated and copied into the action list; apply keeps no reference to `move`.
     """
-    # Fast path for the commonest move, a legal plain play exactly as legal_moves lists it; anything
-    # else (or any error, so that errors keep their order) goes the general way below.
-    if type(move) is dict and len(move) == 2 and state["phase"] == "play" and seat == state["turn"]:
+    # Fast paths for the moves as legal_moves lists them (a plain play, a loot pick, a leader
+    # choice) when they are legal; anything else (a wish, and every error, so that errors keep
+    # their order) goes the general way below.
+    move_type = type(move)
+    if (
+        (move_type is FrozenDict or move_type is dict)
+        and len(move) == 2
+        and seat == state["turn"]
+        and type(seat) is int
+    ):
+        phase = state["phase"]
+        kind = move.get("type")
         card = move.get("card")
-        if move.get("type") == "play" and type(seat) is int and type(card) is str and card in RANK:
+        if kind == "play" == phase and type(card) is str and card in RANK:
             hand = state["hands"][seat]
             if card in hand:
                 # may_play's common answers inlined, which spares the call on nearly every play: with no
@@ -300,14 +326,24 @@ def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
                             state["ones"] += 1
                         elif rank == FOG_WITCH:
                             state["fog"] = True
-                        events = [_FACE_UP_EVENT[seat][card].copy()]
+                        events = [_FACE_UP_EVENT[seat][card]]
                         seats: int = state["seats"]
                         if len(trick) == seats:
                             finish_trick(state, events)
                         else:
                             state["turn"] = (seat + 1) % seats
-                    state["actions"].append({"seat": seat, "move": _PLAY_MOVE[card].copy()})
+                    state["actions"].append(_PLAY_ACTION[seat][card])
                     return events
+        elif kind == "take-loot" == phase and type(card) is str and card in state["pending"]["cards"]:
+            events = take_loot(state, seat, card)
+            state["actions"].append(_LOOT_ACTION[seat][card])
+            return events
+        elif kind == "choose-leader" == phase:
+            leader = move.get("seat")
+            if type(leader) is int and 0 <= leader < state["seats"]:
+                events = choose_leader(state, seat, leader)
+                state["actions"].append(_LEADER_ACTION[seat][leader])
+                return events
     parsed = parse_move(move, state["seats"])
     phase = state["phase"]
     if seat != state["turn"] or type(seat) is not int:
@@ -383,7 +419,7 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
             if team not in out:
                 out.append(team)
         if wish is None:
-            event = _FACE_UP_EVENT[seat][card].copy()
+            event = _FACE_UP_EVENT[seat][card]
         else:
             event = {"type": "card-played", "seat": seat, "card": card, "face_down": False, "wish": wish}
     if rank == PEASANT:
@@ -415,11 +451,10 @@ def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
 
 def finish_trick(state: State, events: list[Event]) -> None:
     """Reveal and score the full trick, then start handing out the loot."""
-    cooks_out = []
-    for cooks in state["cooks"]:
-        cooks_out.append(len(cooks))
     trick = state["trick"]
-    summary, own = score_trick(trick, cooks_out, state["raid"], state["trick_number"], state["leader"])
+    summary, own = score_trick(
+        trick, list(map(len, state["cooks"])), state["raid"], state["trick_number"], state["leader"]
+    )
     state["last_trick"] = summary
     # The trick's aggregates start afresh (assignments: cheaper than update() with keywords).
     state["trick"] = []
@@ -456,7 +491,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
             pile.extend(cards)
             pending["index"] += len(cards)
             for card in cards:
-                events.append(_LOOT_TAKEN["auto"][order[0]][card].copy())
+                events.append(_LOOT_TAKEN["auto"][order[0]][card])
             cards.clear()
         while cards:
             picker = order[pending["index"] % len(order)]
@@ -467,7 +502,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
             card = cards.pop(0)
             state["loot"][picker].append(card)
             pending["index"] += 1
-            events.append(_LOOT_TAKEN["auto"][picker][card].copy())
+            events.append(_LOOT_TAKEN["auto"][picker][card])
     winners_take_own_cards(state, events, pending["own"])
     state["pending"] = None
     after_trick(state, events)
@@ -482,7 +517,7 @@ def winners_take_own_cards(state: State, events: list[Event], own: list[list[Any
             events.append({"type": "cook-laid-out", "seat": seat, "card": card})
         else:
             loot[seat].append(card)
-            events.append(_LOOT_TAKEN["own"][seat][card].copy())
+            events.append(_LOOT_TAKEN["own"][seat][card])
 
 
 def take_loot(state: State, seat: int, card: str) -> list[Event]:

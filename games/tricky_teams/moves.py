@@ -19,7 +19,7 @@ def parse_move(move: object, seats: int) -> dict[str, Any]:
     # Fast paths for the moves exactly as legal_moves lists them (a plain play, a loot pick, a
     # leader choice, a wish): the same canonical copy as below, without the general checks; any
     # other shape, and every error, takes the general way so that errors keep their order.
-    if type(move) is dict:
+    if isinstance(move, dict):
         kind = move.get("type")
         if len(move) == 2:
             card = move.get("card")
@@ -31,7 +31,7 @@ def parse_move(move: object, seats: int) -> dict[str, Any]:
         elif len(move) == 3 and kind == "play":
             card = move.get("card")
             wish = move.get("wish")
-            if type(card) is str and card in RANK and type(wish) is dict and len(wish) == 2:
+            if type(card) is str and card in RANK and isinstance(wish, dict) and len(wish) == 2:
                 seat = wish.get("seat")
                 team = wish.get("team")
                 if type(seat) is int and 0 <= seat < seats and type(team) is str and team in TEAMS:

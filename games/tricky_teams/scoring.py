@@ -13,6 +13,8 @@ from games.tricky_teams.cards import PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, 
 _STRENGTH = itemgetter("strength")
 _SEAT = itemgetter("seat")
 _SEAT_AND_CARD = itemgetter("seat", "card")
+# (team, rank) by card: one lookup where the trick loop would make two.
+_TEAM_RANK: dict[str, tuple[str | None, int]] = {card: (TEAM[card], RANK[card]) for card in RANK}
 
 
 def peasant_strength(peasants: int, cooks_of_members: int) -> int:
@@ -77,15 +79,16 @@ def score_trick(
     totals: dict[str, int] = {}
     peasants = peasant_cooks = 0
     for play in plays:
-        card = play["card"]
-        team = TEAM[card]
+        team, rank = _TEAM_RANK[play["card"]]
         if team is None:  # a white flag stays out of the trick
             play["strength"] = 0
             continue
         cooks = cooks_out[play["seat"]]
-        rank = RANK[card]
         strength = play["strength"] = rank + cooks  # ruling 5: rank plus the player's Cooks lying out
-        totals[team] = totals.get(team, 0) + strength
+        if team in totals:
+            totals[team] += strength
+        else:
+            totals[team] = strength
         if rank == PEASANT:
             peasants += 1
             peasant_cooks += cooks
@@ -98,21 +101,28 @@ def score_trick(
     else:
         team = winning_team(plays, totals)
     # Membership: every 1 is also a Peasant (ruling 6); a flag is in no team, so it is always loot.
-    key, wanted = (RANK, PEASANT) if team == PEASANTS else (TEAM, team)
     members: list[dict[str, Any]] = []
     loot: list[str] = []
     thief = strategist = None
-    for play in plays:
-        card = play["card"]
-        if key[card] == wanted:
-            members.append(play)
-            rank = RANK[card]
-            if rank == THIEF:  # ruling 8/10: takes all the loot and gets the lead
-                thief = play["seat"]
-            elif rank == STRATEGIST:  # ruling 10: chooses the next leader, Thief or not
-                strategist = play["seat"]
-        else:
-            loot.append(card)
+    if team == PEASANTS:  # no Thief or Strategist is a Peasant
+        for play in plays:
+            card = play["card"]
+            if RANK[card] == PEASANT:
+                members.append(play)
+            else:
+                loot.append(card)
+    else:
+        for play in plays:
+            card = play["card"]
+            member_team, rank = _TEAM_RANK[card]
+            if member_team == team:
+                members.append(play)
+                if rank == THIEF:  # ruling 8/10: takes all the loot and gets the lead
+                    thief = play["seat"]
+                elif rank == STRATEGIST:  # ruling 10: chooses the next leader, Thief or not
+                    strategist = play["seat"]
+            else:
+                loot.append(card)
     # loot_order(members, team), inlined (it runs after every trick); a sole winner needs no sort.
     if team == PEASANTS:
         order = members[::-1]
