@@ -28,6 +28,7 @@ from rq.worker import Worker
 
 from api.ops import configure_logging, log_context
 from harness.runner import HarnessContext, run_match
+from harness.scheduling import not_before
 
 # Imported here, in the worker, not inside the jobs: RQ forks a work-horse per job, and an
 # import inside the job (tournaments pulls in standings, ratings, openskill: ~70 ms) would be
@@ -128,17 +129,17 @@ def enqueue_matches(ctx: HarnessContext, tid: str, indices: Iterable[int]) -> li
 
 
 def schedule_start(ctx: HarnessContext, tid: str, when: datetime) -> str:
-    """Queue the tournament's start at `when` (RQ scheduler)."""
+    """Queue the tournament's start at `when` (RQ scheduler; never before it)."""
     job = queue_for(ctx).enqueue_at(
-        when, "harness.jobs.start_tournament_job", tid, job_id=job_id(ctx, "start", tid)
+        not_before(when), "harness.jobs.start_tournament_job", tid, job_id=job_id(ctx, "start", tid)
     )
     return str(job.id)
 
 
 def schedule_league_round(ctx: HarnessContext, lid: str, round_no: int, when: datetime) -> str:
-    """Queue league round `round_no` at `when`; the deterministic job id keeps one job per round."""
+    """Queue league round `round_no` at `when` (never before it); one job per round (deterministic id)."""
     job = queue_for(ctx).enqueue_at(
-        when,
+        not_before(when),
         "harness.jobs.league_round_job",
         lid,
         round_no,

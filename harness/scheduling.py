@@ -33,6 +33,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 DEFAULT_MAX_TABLES = 60
 
@@ -216,3 +217,14 @@ def make_schedule(
 def schedule_size(entrants: int, seats: int, deals: int, cooperative: bool, max_tables: int) -> int:
     """Upper bound on the number of matches (for validating a request before building it)."""
     return min(count_tables(entrants, seats, cooperative), max_tables) * deals * seats
+
+
+def not_before(when: datetime) -> datetime:
+    """`when` rounded up to a whole second, the resolution of RQ's scheduler.
+
+    RQ scores a scheduled job by `calendar.timegm(...)`, which drops the fraction of a second:
+    a job queued for 12:00:00.8 would be due at 12:00:00, almost a second early.
+    """
+    if when.microsecond:
+        return when.replace(microsecond=0) + timedelta(seconds=1)
+    return when

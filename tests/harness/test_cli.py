@@ -98,7 +98,7 @@ def test_cli_errors_are_json_with_a_code(ctx: HarnessContext, args: list[str], c
 
 @pytest.mark.timeout(120)
 def test_a_tournament_starts_at_its_start_time(ctx: HarnessContext, workers: WorkerProcs) -> None:
-    """Rule: `start_at` queues the start with RQ's scheduler; nothing runs before it."""
+    """Rule: `start_at` queues the start with RQ's scheduler; nothing runs before it, by any fraction."""
     with random_bots(ctx.bots, 2) as bots:
         start = datetime.now(UTC) + timedelta(seconds=4)
         info = create_tournament(
@@ -113,4 +113,4 @@ def test_a_tournament_starts_at_its_start_time(ctx: HarnessContext, workers: Wor
             "the scheduled tournament to finish",
         )
     record = ctx.store.tournament(tid)
-    assert record is not None and record["started_at"] >= start.timestamp() - 0.5
+    assert record is not None and record["started_at"] >= start.timestamp()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import calendar
 import itertools
 import math
 from collections import Counter
+from datetime import datetime
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,7 @@ from harness.scheduling import (
     count_tables,
     make_schedule,
     make_tables,
+    not_before,
     rotations,
 )
 
@@ -136,3 +139,21 @@ def test_cooperative_subset_keeps_self_play() -> None:
     assert len(tables) == 20
     for e in entrants:
         assert (e, e, e) in tables
+
+
+@pytest.mark.parametrize(
+    "when, due",
+    [
+        ("2026-11-29T12:00:00.800000+00:00", "2026-11-29T12:00:01+00:00"),
+        ("2026-11-29T12:00:00.000001+00:00", "2026-11-29T12:00:01+00:00"),
+        ("2026-11-29T12:00:00+00:00", "2026-11-29T12:00:00+00:00"),
+        ("2026-11-29T23:59:59.500000+00:00", "2026-11-30T00:00:00+00:00"),
+    ],
+)
+def test_scheduled_jobs_are_never_due_early(when: str, due: str) -> None:
+    """Rule: a start or league round is queued at its time rounded up to whole seconds, never before it."""
+    rounded = not_before(datetime.fromisoformat(when))
+    assert rounded == datetime.fromisoformat(due)
+    assert rounded >= datetime.fromisoformat(when)
+    # RQ's scheduler scores jobs by whole seconds (calendar.timegm drops the fraction).
+    assert calendar.timegm(rounded.utctimetuple()) >= datetime.fromisoformat(when).timestamp()
