@@ -465,14 +465,26 @@ def finish_trick(state: State, events: list[Event]) -> None:
     state["wishes"] = []
     events.append({"type": "trick-won", **summary})
     thief = summary["thief"]
-    order = summary["winners"] if thief is None else [thief]
-    state["pending"] = {"cards": list(summary["loot"]), "order": order, "index": 0, "own": own}
-    distribute_loot(state, events)
+    winners = summary["winners"]
+    if not thief_takes_all(thief, winners):
+        state["pending"] = {"cards": list(summary["loot"]), "order": winners, "index": 0, "own": own}
+        distribute_loot(state, events)
+        return
+    # One seat takes the whole loot: no choice to wait for and no pending record (most tricks).
+    seat = winners[0] if thief is None else thief
+    loot = summary["loot"]
+    if loot:
+        state["loot"][seat].extend(loot)
+        taken = _LOOT_TAKEN["auto"][seat]
+        for card in loot:
+            events.append(taken[card])
+    winners_take_own_cards(state, events, own)
+    after_trick(state, events)
 
 
-def thief_takes_all(pending: dict[str, Any]) -> bool:
-    """Ruling 8: with a Thief (her seat is the only picker) or a sole winner, all loot goes to one seat."""
-    return len(pending["order"]) == 1
+def thief_takes_all(thief: int | None, winners: list[int]) -> bool:
+    """Ruling 8: with a Thief in the winning team, or a sole winner, all loot goes to one seat."""
+    return thief is not None or len(winners) == 1
 
 
 def single_choice(cards: list[str]) -> bool:
@@ -481,18 +493,14 @@ def single_choice(cards: list[str]) -> bool:
 
 
 def distribute_loot(state: State, events: list[Event]) -> None:
-    """Hand out loot round after round, stopping at the first real choice; then everyone's own card."""
+    """Hand out loot round after round, stopping at the first real choice; then everyone's own card.
+
+    Only for two or more pickers: finish_trick hands a Thief's or a sole winner's loot over at once.
+    """
     pending = state["pending"]
     cards: list[str] = pending["cards"]
     if cards:
         order: list[int] = pending["order"]
-        if len(order) == 1:  # thief_takes_all(pending), inlined: this runs after every trick
-            pile = state["loot"][order[0]]
-            pile.extend(cards)
-            pending["index"] += len(cards)
-            for card in cards:
-                events.append(_LOOT_TAKEN["auto"][order[0]][card])
-            cards.clear()
         while cards:
             picker = order[pending["index"] % len(order)]
             if cards.count(cards[0]) != len(cards):  # not single_choice(cards), inlined (every trick)
