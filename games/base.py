@@ -54,7 +54,9 @@ class FrozenDict(dict[str, Any]):
         super().__init__(items)
 
     def _refuse(self, *args: object, **kwargs: object) -> Any:
-        raise TypeError("a listed move is an immutable value; change a copy() of it")
+        raise TypeError(
+            "a FrozenDict (a shared move, event or action entry) is immutable; change a copy() of it"
+        )
 
     __setitem__ = __delitem__ = __ior__ = _refuse
     update = pop = popitem = clear = setdefault = _refuse

@@ -283,7 +283,8 @@ def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, An
 def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
     """Apply one move for `seat` in place and return its events; raises on malformed or illegal moves.
 
-    The move is validated and copied into the action list; apply keeps no reference to `move`.
+    The move is validated and recorded in the action list as the engine's own immutable value (or
+    a fresh copy); apply keeps no reference to a changeable `move`.
     """
     # Fast paths for the moves as legal_moves lists them (a plain play, a loot pick, a leader
     # choice) when they are legal; anything else (a wish, and every error, so that errors keep
