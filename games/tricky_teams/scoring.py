@@ -11,8 +11,6 @@ from typing import Any
 from games.tricky_teams.cards import PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
 
 _STRENGTH = itemgetter("strength")
-_SEAT = itemgetter("seat")
-_SEAT_AND_CARD = itemgetter("seat", "card")
 # (team, rank) by card: one lookup where the trick loop would make two.
 _TEAM_RANK: dict[str, tuple[str | None, int]] = {card: (TEAM[card], RANK[card]) for card in RANK}
 
