@@ -1,6 +1,7 @@
 """The `trickarena` command: workers, tournaments, bots, and `run` (the platform demo).
 
-    trickarena worker [--queue Q] [--burst]            an RQ worker with the scheduler
+    trickarena worker [--queue Q] [--burst] [--cpu-policy batch|normal]
+                                                       an RQ worker with the scheduler
     trickarena tournament run --game G --seats N --entrant ID ... [--workers K]
     trickarena tournament show ID
     trickarena bot add --name N --url U --game G ...   submit a bot (like createBot)
@@ -55,8 +56,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ["TRICKARENA_HEARTBEAT_GRACE"] = str(args.heartbeat_grace)
     import redis
 
-    from harness.jobs import HarnessWorker
+    from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
 
+    if args.cpu_policy not in CPU_POLICIES:  # only a bad $TRICKARENA_WORKER_CPU_POLICY gets here
+        message = f"--cpu-policy must be one of {', '.join(CPU_POLICIES)}"
+        error = {"code": "invalid_cpu_policy", "message": message}
+        print(json.dumps(error), file=sys.stderr)
+        return 2
+    set_cpu_policy(args.cpu_policy)
     HarnessWorker.heartbeat_grace_s = args.heartbeat_grace
     connection = redis.Redis.from_url(os.environ["REDIS_URL"])
     worker = HarnessWorker(
@@ -301,6 +308,12 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--monitor-interval", type=int, default=10, help="seconds between job heartbeats")
     worker.add_argument("--log-level", default="INFO")
     worker.add_argument("--name", default=None, help="worker name (default: random)")
+    worker.add_argument(
+        "--cpu-policy",
+        choices=("batch", "normal"),
+        default=os.environ.get("TRICKARENA_WORKER_CPU_POLICY", "batch"),
+        help="Linux scheduling policy of the worker and its work-horses (default batch: SCHED_BATCH)",
+    )
     worker.set_defaults(func=cmd_worker)
 
     tournament = sub.add_parser("tournament", help="create, follow and show tournaments")

@@ -149,6 +149,31 @@ def schedule_league_round(ctx: HarnessContext, lid: str, round_no: int, when: da
     return str(job.id)
 
 
+CPU_POLICIES = ("batch", "normal")
+
+
+def set_cpu_policy(policy: str) -> bool:
+    """Run this process, and the work-horses it will fork, under `policy`; False if the OS has none.
+
+    "batch" is Linux's SCHED_BATCH: same CPU share, but a worker woken by a bot's or Redis's
+    reply no longer preempts the process that woke it. That process then finishes its last
+    microseconds (a bot thread returning to its read loop, still holding its GIL; Redis back to
+    its event loop) instead of waiting on the run queue behind a whole turn of the work-horse
+    while another match stands still behind it. See docs/performance.md (Harness).
+    """
+    if policy not in CPU_POLICIES:
+        raise ValueError(f"unknown CPU policy {policy!r} (one of {', '.join(CPU_POLICIES)})")
+    wanted = getattr(os, "SCHED_BATCH" if policy == "batch" else "SCHED_OTHER", None)
+    if wanted is None or not hasattr(os, "sched_setscheduler"):
+        return False
+    try:
+        # pid 0 is the calling thread; threads and processes it creates later inherit the policy.
+        os.sched_setscheduler(0, wanted, os.sched_param(0))
+    except OSError:
+        return False
+    return True
+
+
 class HarnessWorker(Worker):
     """RQ's forking worker with a configurable heartbeat grace (abandoned jobs found sooner)."""
 

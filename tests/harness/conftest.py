@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -61,8 +61,10 @@ class WorkerProcs:
         self.redis_url, self.prefix, self.queue = redis_url, prefix, queue
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, scheduler: bool = True, name: str | None = None) -> subprocess.Popen[bytes]:
-        """Start one worker in its own session (process group = its pid)."""
+    def start(
+        self, scheduler: bool = True, name: str | None = None, extra: Sequence[str] = ()
+    ) -> subprocess.Popen[bytes]:
+        """Start one worker in its own session (process group = its pid); `extra` options appended."""
         args = [
             sys.executable,
             "-m",
@@ -87,6 +89,7 @@ class WorkerProcs:
             args.append("--no-scheduler")
         if name:
             args += ["--name", name]
+        args += extra
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
         self.procs.append(proc)

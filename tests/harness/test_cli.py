@@ -114,3 +114,49 @@ def test_a_tournament_starts_at_its_start_time(ctx: HarnessContext, workers: Wor
         )
     record = ctx.store.tournament(tid)
     assert record is not None and record["started_at"] >= start.timestamp()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("options", "policy"),
+    [
+        ([], os.SCHED_BATCH),
+        (["--cpu-policy", "batch"], os.SCHED_BATCH),
+        (["--cpu-policy", "normal"], os.SCHED_OTHER),
+    ],
+)
+def test_a_worker_and_its_work_horses_run_under_the_cpu_policy(
+    ctx: HarnessContext, workers: WorkerProcs, options: list[str], policy: int
+) -> None:
+    """Rule: `trickarena worker` runs as a batch job by default, and every work-horse it forks too."""
+    from redis import Redis
+    from rq import Queue
+
+    proc = workers.start(scheduler=False, extra=options)
+    wait_for(lambda: os.sched_getscheduler(proc.pid) == policy, 20, "the worker's CPU policy")
+    # The job runs in a forked work-horse; it reports the policy it finds itself under.
+    job = Queue(ctx.queue_name, connection=Redis.from_url(ctx.redis_url)).enqueue(os.sched_getscheduler, 0)
+    try:
+        wait_for(lambda: job.get_status(refresh=True) == "finished", 30, "the job to run")
+        assert job.return_value() == policy
+    finally:
+        job.delete()
+
+
+def test_a_bad_cpu_policy_from_the_environment_is_refused(
+    ctx: HarnessContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule: an unknown $TRICKARENA_WORKER_CPU_POLICY stops the worker with a JSON error, exit 2."""
+    monkeypatch.setenv("TRICKARENA_WORKER_CPU_POLICY", "realtime")
+    result = _cli(ctx, "worker", "--burst", "--no-scheduler", timeout=60)
+    assert result.returncode == 2
+    assert json.loads(result.stderr.strip().splitlines()[-1])["code"] == "invalid_cpu_policy"
+
+
+@pytest.mark.parametrize("policy", ["realtime", "", "BATCH"])
+def test_set_cpu_policy_refuses_unknown_policies(policy: str) -> None:
+    """Rule: only "batch" and "normal" are CPU policies; anything else is a ValueError, not a no-op."""
+    from harness.jobs import set_cpu_policy
+
+    with pytest.raises(ValueError, match="unknown CPU policy"):
+        set_cpu_policy(policy)
