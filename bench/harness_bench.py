@@ -1,10 +1,12 @@
 """Harness benchmark: a Tricky Teams tournament of the bundled random bots over HTTP, 1 vs 2 workers.
 
-    .venv/bin/python bench/harness_bench.py [--deals 6] [--runs 3] [--redis-url URL]
+    .venv/bin/python bench/harness_bench.py [--deals 6] [--runs 3] [--cpu-policy batch|normal]
+        [--redis-url URL]
 
 Every bot is its own process (`python -m bots.serve random`, submitted through the bots
-registry like createBot does); every worker is `trickarena worker`. For each worker count the
-same tournament (same seed) is run `--runs` times and the medians are printed:
+registry like createBot does); every worker is `trickarena worker` with the given
+`--cpu-policy` (batch, the worker's default, or normal). For each worker count the same
+tournament (same seed) is run `--runs` times and the medians are printed:
 
 - matches/min and bot decisions/s, from the tournament's first match start to its finish;
 - the harness's own time per decision: a match's wall time minus the time spent waiting on
@@ -56,38 +58,56 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_port(port: int, timeout: float = 20) -> None:
+def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> bool:
+    """True once something listens on `port`; False if `proc` exits first or the time runs out."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
+                return True
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
+    return False
 
 
-def _serve_bot(port: int, secret: str | None) -> subprocess.Popen[bytes]:
+def _serve_bot(port: int, secret: str | None) -> subprocess.Popen[bytes] | None:
+    """A random bot serving on `port`, or None (stopped) if it does not come up there."""
     args = [sys.executable, "-m", "bots.serve", "random", "--port", str(port)]
     if secret:
         args += ["--secret", secret]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _wait_port(port)
-    return proc
+    if _wait_port(port, proc):
+        return proc
+    proc.kill()
+    proc.wait(timeout=10)
+    return None
 
 
-def start_bots(ctx: HarnessContext, count: int, tag: str) -> tuple[list[str], list[subprocess.Popen[bytes]]]:
-    """Serve and submit `count` random bots; each restarted with its signing secret once it has one."""
-    ids, procs = [], []
+def start_bots(ctx: HarnessContext, count: int, tag: str, procs: list[subprocess.Popen[bytes]]) -> list[str]:
+    """Serve and submit `count` random bots (their processes appended to `procs`); their ids.
+
+    Each bot is served unsigned, submitted, then restarted with its signing secret on the same
+    port. A free port can be taken by another socket in between (any outgoing connection may get
+    it as its local port), so a bot that does not come up is tried again on a new port.
+    """
+    ids = []
     for i in range(count):
-        port = _free_port()
-        probe = _serve_bot(port, None)
-        created = ctx.bots.create(f"bench-random{i}-{tag}", f"http://127.0.0.1:{port}", GAMES)
-        probe.terminate()
-        probe.wait(timeout=10)
-        procs.append(_serve_bot(port, created.secret))
-        ids.append(created.bot.id)
-    return ids, procs
+        for attempt in range(5):
+            port = _free_port()
+            probe = _serve_bot(port, None)
+            if probe is None:
+                continue
+            created = ctx.bots.create(f"bench-random{i}-{tag}-{attempt}", f"http://127.0.0.1:{port}", GAMES)
+            probe.terminate()
+            probe.wait(timeout=10)
+            proc = _serve_bot(port, created.secret)
+            if proc is not None:
+                procs.append(proc)
+                ids.append(created.bot.id)
+                break
+        else:
+            raise RuntimeError(f"bot {i} did not come up on any of 5 ports")
+    return ids
 
 
 def run_once(
@@ -98,6 +118,7 @@ def run_once(
     deals: int,
     seed: int,
     bot_pids: list[int],
+    cpu_policy: str = "batch",
 ) -> dict[str, float]:
     """One tournament with `workers` worker processes; its figures."""
     bot_cpu_before = sum(cpu_seconds(pid) for pid in bot_pids)
@@ -122,6 +143,8 @@ def run_once(
                 "--log-level",
                 "WARNING",
                 "--no-scheduler",
+                "--cpu-policy",
+                cpu_policy,
             ],
             cwd=ROOT,
             env=env,
@@ -211,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--bots", type=int, default=4)
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument(
+        "--cpu-policy", choices=("batch", "normal"), default="batch", help="the workers' --cpu-policy"
+    )
     args = parser.parse_args(argv)
     # SIGTERM unwinds like Ctrl-C, so the bots, workers and keys of the run are always cleaned up.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -220,15 +246,23 @@ def main(argv: list[str] | None = None) -> int:
     prefix, queue = f"ta-bench:{tag}:", f"ta-bench-{tag}"
     ctx = HarnessContext.build(url, prefix, queue)
     load_at_start = os.getloadavg()
-    ids, bot_procs = start_bots(ctx, args.bots, tag)
+    bot_procs: list[subprocess.Popen[bytes]] = []
     runs: dict[int, list[dict[str, float]]] = {1: [], 2: []}
     scaling: list[float] = []
     try:
+        ids = start_bots(ctx, args.bots, tag, bot_procs)
         for run in range(args.runs):
             before = machine_scaling()
             for workers in (1, 2):
                 figures = run_once(
-                    ctx, url, ids, workers, args.deals, seed=run + 1, bot_pids=[p.pid for p in bot_procs]
+                    ctx,
+                    url,
+                    ids,
+                    workers,
+                    args.deals,
+                    seed=run + 1,
+                    bot_pids=[p.pid for p in bot_procs],
+                    cpu_policy=args.cpu_policy,
                 )
                 runs[workers].append(figures)
                 print(json.dumps({"workers": workers, "run": run, **figures}), flush=True)
@@ -256,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     summary["speedup_vs_machine_scaling"] = statistics.median(
         p / m for p, m in zip(pairs, scaling, strict=True)
     )
+    summary["cpu_policy"] = args.cpu_policy
     summary["load_average_at_end"] = os.getloadavg()
     summary["load_average_at_start"] = load_at_start
     print(json.dumps(summary, indent=2))
