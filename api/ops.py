@@ -22,15 +22,17 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import orjson
 import redis
 from flask import Flask, Response, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LOG_FORMAT_ENV = "TRICKARENA_LOG_FORMAT"
@@ -39,6 +41,10 @@ DEFAULT_QUEUE = "trickarena"
 REQUEST_ID_HEADER = "X-Request-ID"
 REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
 METRICS_KEY = "metrics"  # under the key prefix: a hash of platform-wide counters
+# Upper bounds (seconds) of the bot decision-time histogram; a bot's deadline is 1 s by default.
+BOT_LATENCY_BUCKETS: tuple[float, ...] = (
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+)  # fmt: skip
 
 log = logging.getLogger("trickarena.access")
 
@@ -113,8 +119,22 @@ def log_context(**fields: Any) -> Iterator[None]:
 
 
 # -- worker-side counters in Redis --------------------------------------------------------------
+def latency_bucket(seconds: float) -> int:
+    """Index of the bot-latency bucket `seconds` falls in (`len(BOT_LATENCY_BUCKETS)` is +Inf)."""
+    return bisect_left(BOT_LATENCY_BUCKETS, seconds)
+
+
+def _bucket_label(index: int) -> str:
+    return floatToGoString(BOT_LATENCY_BUCKETS[index]) if index < len(BOT_LATENCY_BUCKETS) else "+Inf"
+
+
 def record_match(client: redis.Redis, prefix: str, game: str, record: Mapping[str, Any]) -> None:
-    """Count one recorded match (moves, bot decision time, faults by code) in the Redis metrics hash."""
+    """Count one recorded match (moves, bot decision times, faults by code) in the Redis metrics hash.
+
+    Decision times arrive as `record["bot_latency"]`: per-bucket counts of the match's /move calls
+    (not cumulative; indexed like `latency_bucket`) and their sum. They are stored per bucket
+    bound, not per index, so that changing the bounds later never mixes two histograms.
+    """
     timing = record.get("timing") or {}
     # `decisions` covers the whole match; `timing` only the run that finished it (after a resume).
     decisions = int(record.get("decisions", timing.get("decisions", 0)))
@@ -122,7 +142,13 @@ def record_match(client: redis.Redis, prefix: str, game: str, record: Mapping[st
     key = f"{prefix}{METRICS_KEY}"
     pipe.hincrby(key, f"matches|{game}", 1)
     pipe.hincrby(key, f"moves|{game}", decisions)
-    pipe.hincrbyfloat(key, f"bot_seconds|{game}", float(timing.get("bot_s", 0.0)))
+    latency = record.get("bot_latency") or {}
+    counts: Sequence[int] = latency.get("counts") or ()
+    for index, count in enumerate(counts[: len(BOT_LATENCY_BUCKETS) + 1]):
+        if count:
+            pipe.hincrby(key, f"bot_latency|{game}|{_bucket_label(index)}", int(count))
+    if counts:
+        pipe.hincrbyfloat(key, f"bot_latency_sum|{game}", float(latency.get("sum_s", 0.0)))
     for codes in record.get("fault_codes") or ():
         for code, n in codes.items():
             pipe.hincrby(key, f"faults|{game}|{code}", int(n))
@@ -141,8 +167,8 @@ class PlatformCollector(Collector):
         """Yield the platform metric families (empty families when Redis is unreachable)."""
         matches = CounterMetricFamily("trickarena_matches", "Matches recorded by workers", labels=["game"])
         moves = CounterMetricFamily("trickarena_match_moves", "Moves played in matches", labels=["game"])
-        bot_s = CounterMetricFamily(
-            "trickarena_bot_decision_seconds", "Time bots took to answer /move, summed", labels=["game"]
+        bot_latency = HistogramMetricFamily(
+            "trickarena_bot_decision_seconds", "Time bots took to answer /move", labels=["game"]
         )
         faults = CounterMetricFamily("trickarena_bot_faults", "Bot faults by code", labels=["game", "code"])
         depth = GaugeMetricFamily("trickarena_queue_depth", "Jobs waiting in the queue", labels=["queue"])
@@ -156,6 +182,8 @@ class PlatformCollector(Collector):
             yield up
             return
         up.add_metric([], 1)
+        buckets: dict[str, dict[str, float]] = {}
+        sums: dict[str, float] = {}
         for field_b, value_b in cast(dict[bytes, bytes], raw).items():
             parts = field_b.decode().split("|")
             value = float(value_b)
@@ -163,13 +191,22 @@ class PlatformCollector(Collector):
                 matches.add_metric([parts[1]], value)
             elif parts[0] == "moves":
                 moves.add_metric([parts[1]], value)
-            elif parts[0] == "bot_seconds":
-                bot_s.add_metric([parts[1]], value)
+            elif parts[0] == "bot_latency" and len(parts) == 3:
+                buckets.setdefault(parts[1], {})[parts[2]] = value
+            elif parts[0] == "bot_latency_sum":
+                sums[parts[1]] = value
             elif parts[0] == "faults" and len(parts) == 3:
                 faults.add_metric([parts[1], parts[2]], value)
+        for game, by_bound in sorted(buckets.items()):
+            cumulative, running = [], 0.0
+            for index in range(len(BOT_LATENCY_BUCKETS) + 1):
+                label = _bucket_label(index)
+                running += by_bound.get(label, 0.0)
+                cumulative.append((label, running))
+            bot_latency.add_metric([game], cumulative, sums.get(game, 0.0))
         depth.add_metric([self.queue], counts["queued"])
         workers.add_metric([self.queue], counts["count"])
-        yield from (matches, moves, bot_s, faults, depth, workers, up)
+        yield from (matches, moves, bot_latency, faults, depth, workers, up)
 
 
 def worker_status(client: redis.Redis, queue: str) -> dict[str, Any]:

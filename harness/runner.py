@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.bot_registry import BotNotFound, BotRecord, BotRegistry
-from api.ops import record_match
+from api.ops import BOT_LATENCY_BUCKETS, latency_bucket, record_match
 from api.repository import GameRepository, StaleWrite
 from api.service import GameService
 from bots.protocol import MoveStatus
@@ -110,6 +110,9 @@ class _Accounting:
     decisions: int = 0
     bot_s: float = 0.0
     unrated: list[int] = field(default_factory=list)
+    # /move answer times as histogram bucket counts (api.ops.latency_bucket) and their sum.
+    latency_counts: list[int] = field(default_factory=lambda: [0] * (len(BOT_LATENCY_BUCKETS) + 1))
+    latency_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (stored in the write-ahead record)."""
@@ -121,6 +124,8 @@ class _Accounting:
             "decisions": self.decisions,
             "bot_s": self.bot_s,
             "unrated": self.unrated,
+            "latency_counts": self.latency_counts,
+            "latency_s": self.latency_s,
         }
 
     @classmethod
@@ -131,7 +136,7 @@ class _Accounting:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> _Accounting:
         """Accounting read back from a write-ahead record."""
-        return cls(
+        acct = cls(
             list(data["faults"]),
             [dict(c) for c in data["fault_codes"]],
             list(data["bank_ms"]),
@@ -140,6 +145,11 @@ class _Accounting:
             float(data["bot_s"]),
             list(data["unrated"]),
         )
+        counts = data.get("latency_counts")  # absent from records written before the histogram
+        if counts is not None and len(counts) == len(acct.latency_counts):
+            acct.latency_counts = [int(n) for n in counts]
+            acct.latency_s = float(data.get("latency_s", 0.0))
+        return acct
 
 
 def fallback_move(legal: list[dict[str, Any]], match_seed: int, version: int) -> dict[str, Any]:
@@ -280,6 +290,8 @@ def _play(
                 answer = clients[bot_id].move(message, legal, (deadline_ms + acct.bank_ms[seat]) / 1000)
                 call_cpu_s += time.process_time() - cpu_before
                 acct.bot_s += answer.elapsed_s
+                acct.latency_counts[latency_bucket(answer.elapsed_s)] += 1
+                acct.latency_s += answer.elapsed_s
                 over_ms = int(answer.elapsed_s * 1000) - deadline_ms
                 if over_ms > 0:
                     acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
@@ -404,6 +416,8 @@ def _result_record(
         "fault_codes": acct.fault_codes,
         "unrated": sorted(acct.unrated),
         "decisions": acct.decisions,
+        # The whole match's /move times (a resume may miss those after the last write-ahead record).
+        "bot_latency": {"counts": acct.latency_counts, "sum_s": acct.latency_s},
         # Timing of this run only (a resumed match counts the part played after the resume).
         "timing": timing,
     }

@@ -147,3 +147,27 @@ def test_runner_process_killed_mid_match_resumes_from_redis(
     assert outcome.result["decisions"] == actions
     asked_after_kill = sum(s.requests for s in servers) - asked_before - 4  # minus /end (no /start)
     assert asked_after_kill <= actions - (version_at_kill - 1) + 1  # at most one decision asked twice
+
+
+def test_the_result_carries_a_histogram_of_every_move_answer_time(ctx: HarnessContext) -> None:
+    """Rule: every /move call lands in one latency bucket; none faster than the bot's 11 ms sleep."""
+    from api.ops import BOT_LATENCY_BUCKETS, latency_bucket
+
+    servers = [FaultyBotServer("slow", delay_s=0.011).start() for _ in range(4)]
+    try:
+        tag = ctx.store.prefix[8:20]
+        ids = [submit_faulty(ctx.bots, server, f"sleepy{i}-{tag}") for i, server in enumerate(servers)]
+        info = create_tournament(
+            ctx, "tricky-teams", 4, ids, deals=1, seed=5, options={"raids": 1}, enqueue=False
+        )
+        outcome = run_match(ctx, info["tournament_id"], 0)
+    finally:
+        for server in servers:
+            server.stop()
+    assert outcome.result is not None
+    latency = outcome.result["bot_latency"]
+    counts = latency["counts"]
+    assert len(counts) == len(BOT_LATENCY_BUCKETS) + 1
+    assert sum(counts) == outcome.result["decisions"]  # no seat went unasked
+    assert sum(counts[: latency_bucket(0.011)]) == 0
+    assert 0.011 * sum(counts) <= latency["sum_s"] <= outcome.result["timing"]["bot_s"]

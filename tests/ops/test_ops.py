@@ -90,18 +90,39 @@ def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(serve
     """Rule: match moves, bot time and faults recorded by workers (in Redis) show on any API process."""
     client = redis.Redis.from_url(served.redis_url)
     before = scrape(served.base)
+    # Five /move answers: three in (0.0025, 0.005], one in (0.005, 0.01], one over the last bound.
+    counts = [0] * (len(ops.BOT_LATENCY_BUCKETS) + 1)
+    counts[2], counts[3], counts[-1] = 3, 1, 1
     record = {"decisions": 40, "timing": {"decisions": 40, "bot_s": 1.5},
+              "bot_latency": {"counts": counts, "sum_s": 12.5},
               "fault_codes": [{"timeout": 2}, {}, {"illegal_move": 1}, {}]}
     ops.record_match(client, served.prefix, "tricky-teams", record)
     after = scrape(served.base)
     for name, delta in (("trickarena_match_moves_total", 40), ("trickarena_matches_total", 1),
-                        ("trickarena_bot_decision_seconds_total", 1.5)):
+                        ("trickarena_bot_decision_seconds_count", 5),
+                        ("trickarena_bot_decision_seconds_sum", 12.5)):
         assert value(after, name, game="tricky-teams") - value(before, name, game="tricky-teams") == delta
+    bucket = "trickarena_bot_decision_seconds_bucket"
+    for le, delta in (("0.001", 0), ("0.0025", 0), ("0.005", 3), ("0.01", 4), ("10.0", 4), ("+Inf", 5)):
+        labels = {"game": "tricky-teams", "le": le}
+        assert value(after, bucket, **labels) - value(before, bucket, **labels) == delta, le
     faults = "trickarena_bot_faults_total"
     assert value(after, faults, code="timeout") - value(before, faults, code="timeout") == 2
     assert value(after, faults, code="illegal_move") - value(before, faults, code="illegal_move") == 1
     assert value(after, "trickarena_queue_depth", queue=ops.DEFAULT_QUEUE) >= 0
     assert "trickarena_workers" in after and value(after, "trickarena_redis_up") == 1
+
+
+@pytest.mark.parametrize(
+    ("seconds", "bucket"),
+    [(0.0, 0), (0.001, 0), (0.0010001, 1), (0.004, 2), (0.3, 8), (10.0, 12), (10.5, 13), (1e9, 13)],
+)
+def test_a_decision_time_falls_in_the_first_bucket_whose_bound_it_does_not_exceed(
+    seconds: float, bucket: int
+) -> None:
+    """Rule: Prometheus buckets are "less than or equal": a time on a bound counts in that bucket."""
+    assert ops.latency_bucket(seconds) == bucket
+    assert len(ops.BOT_LATENCY_BUCKETS) == 13
 
 
 def test_access_logs_are_json_with_the_request_id_echoed_and_the_game_id(
