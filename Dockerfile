@@ -23,4 +23,4 @@ RUN pip install '.[dashboard]' \
 USER arena
 EXPOSE 8000
 # The API by default; the worker, bots and dashboard override the command in docker-compose.yml.
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "api.app:create_app()"]
+CMD ["gunicorn", "-c", "python:api.gunicorn_conf", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "api.app:create_app()"]

@@ -56,6 +56,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ["TRICKARENA_HEARTBEAT_GRACE"] = str(args.heartbeat_grace)
     import redis
 
+    from api.ops import LOG_FORMAT_ENV, configure_logging
     from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
 
     if args.cpu_policy not in CPU_POLICIES:  # only a bad $TRICKARENA_WORKER_CPU_POLICY gets here
@@ -64,6 +65,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
         print(json.dumps(error), file=sys.stderr)
         return 2
     set_cpu_policy(args.cpu_policy)
+    if os.environ.get(LOG_FORMAT_ENV) == "json":
+        # Before RQ sets up logging: it adds its own plain handlers only where none is in place,
+        # so its lines ("started with PID", "Job OK", the scheduler's) come out as JSON too.
+        configure_logging("json")
     HarnessWorker.heartbeat_grace_s = args.heartbeat_grace
     connection = redis.Redis.from_url(os.environ["REDIS_URL"])
     worker = HarnessWorker(

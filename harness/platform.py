@@ -307,8 +307,10 @@ class Platform:
         if any(setting.name == "control_socket" for setting in KNOWN_SETTINGS):
             # Newer gunicorns open a control socket at one path per user: keep ours under var/.
             extra = ["--control-socket", str(self.var / "run" / "gunicorn.ctl")]
+        # api.gunicorn_conf: gunicorn's own lines in JSON too (TRICKARENA_LOG_FORMAT is json here).
         child = self.spawn("api", [
-            sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}",
+            sys.executable, "-m", "gunicorn", "-c", "python:api.gunicorn_conf",
+            "--bind", f"{self.host}:{self.port}",
             "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--graceful-timeout", "5",
             *extra, "api.app:create_app()",
         ])

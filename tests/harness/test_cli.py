@@ -160,3 +160,16 @@ def test_set_cpu_policy_refuses_unknown_policies(policy: str) -> None:
 
     with pytest.raises(ValueError, match="unknown CPU policy"):
         set_cpu_policy(policy)
+
+
+def test_a_worker_logs_rq_s_own_lines_as_json_when_asked(
+    ctx: HarnessContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule: with TRICKARENA_LOG_FORMAT=json every line a worker writes is JSON, RQ's own included."""
+    monkeypatch.setenv("TRICKARENA_LOG_FORMAT", "json")
+    result = _cli(ctx, "worker", "--burst", "--no-scheduler", "--log-level", "INFO", timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [json.loads(line) for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    assert all(isinstance(line, dict) for line in lines)
+    rq = [line["msg"] for line in lines if line["logger"] == "rq.worker"]
+    assert any("started with PID" in msg for msg in rq) and any("quitting" in msg for msg in rq), rq

@@ -1,7 +1,8 @@
 """docker-compose.yml and the Dockerfile, checked without Docker (it cannot run on these machines).
 
 Rules pinned here: every service's command (and health check) resolves to a real entry point of
-the package and accepts its arguments; every environment variable set is one the code reads;
+the package and accepts its arguments; gunicorn, started as a service starts it, writes its own
+lines as JSON; every environment variable set is one the code reads;
 ports agree between `ports`/`expose`, the command and the health check; dependencies on health
 point at services that have one; workers are scalable; the image holds every package.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import json
+import os
 import re
 import subprocess
 import sys
@@ -99,8 +102,43 @@ def test_every_service_command_is_a_real_entry_point_accepting_its_arguments(nam
         module_name, _, call = app_spec.partition(":")
         factory = getattr(importlib.import_module(module_name), call.removesuffix("()"))
         assert callable(factory), app_spec
+        if "-c" in command:
+            # `--help` below exits before gunicorn reads its config: check that the module is there.
+            location = command[command.index("-c") + 1]
+            assert location.startswith("python:"), f"{name}: gunicorn -c {location} is not a module"
+            assert importlib.util.find_spec(location.removeprefix("python:")) is not None, location
     done = subprocess.run(runnable(command) + ["--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
+
+
+GUNICORN_SERVICES = sorted(n for n in OUR_SERVICES if SERVICES[n].get("command", [""])[0] == "gunicorn")
+# gunicorn as the service's command starts it, up to its logger: it reads the command line and the
+# `-c` config module, builds its logger class and logs one line (then exits, serving nothing).
+GUNICORN_LOGGER_PROBE = """
+import sys
+from gunicorn.app.wsgiapp import WSGIApplication
+
+sys.argv = sys.argv[1:]  # the command after `python -c PROBE`, its "gunicorn" as the program name
+app = WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]")
+app.cfg.logger_class(app.cfg).info("Listening at: %s", "probe")
+"""
+
+
+@pytest.mark.parametrize("name", GUNICORN_SERVICES)
+def test_gunicorn_services_write_gunicorns_own_lines_as_json(name: str, tmp_path: Path) -> None:
+    """Rule: with the service's command and environment, gunicorn's own lines are our JSON lines."""
+    service = SERVICES[name]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRICKARENA_")}
+    env.update({k: str(v) for k, v in (service.get("environment") or {}).items()})
+    env["PROMETHEUS_MULTIPROC_DIR"] = str(tmp_path)  # the image's directory does not exist here
+    probe = [sys.executable, "-c", GUNICORN_LOGGER_PROBE, *service["command"]]
+    done = subprocess.run(probe, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr[-2000:]
+    record = json.loads(lines[0])
+    assert record["logger"] == "gunicorn.error" and record["level"] == "info", record
+    assert record["msg"] == "Listening at: probe" and isinstance(record["ts"], float), record
 
 
 @pytest.mark.parametrize("name", OUR_SERVICES)

@@ -1,7 +1,8 @@
 """`make run`'s entry point, run for real in a subprocess (its own Redis, gunicorn, workers, bots).
 
-Rules pinned: a short run finishes a tournament of each game and prints their standings; nothing
-it started survives it; a second run reuses the stored bot registrations; Ctrl-C stops
+Rules pinned: a short run finishes a tournament of each game and prints their standings; the API's
+log is JSON lines only, gunicorn's own lines included, and so are the workers' and bots' logs;
+nothing it started survives it; a second run reuses the stored bot registrations; Ctrl-C stops
 everything.
 """
 
@@ -14,11 +15,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("tricky-teams", "trick-n-trouble")
+# How lines gunicorn itself writes to var/log/api.log start (logger gunicorn.error), stop included.
+GUNICORN_LINES = ("Starting gunicorn ", "Listening at: ", "Booting worker with pid: ", "Handling signal:")
 
 
 def processes_mentioning(marker: str) -> list[int]:
@@ -43,6 +47,21 @@ def platform_env(var: Path) -> dict[str, str]:
     # Every child inherits this; it lets the test find any survivor by its environment.
     env["TRICKARENA_TEST_MARKER"] = str(var)
     return env
+
+
+def json_lines(path: Path) -> list[dict[str, Any]]:
+    """Every non-empty line of a log, each of which must be one JSON object."""
+    out = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            pytest.fail(f"{path.name}:{number} is not a JSON line: {line!r}")
+        assert isinstance(record, dict), f"{path.name}:{number} is not a JSON object: {line!r}"
+        out.append(record)
+    return out
 
 
 def registrations(var: Path) -> dict[str, str]:
@@ -73,11 +92,18 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
     assert processes_mentioning(str(var)) == [], "a process of the run survived it"
     first = registrations(var)
     assert set(first) == {"random", "heuristic", "search"}
-    # JSON logs of the API, with request ids.
-    api_lines = [json.loads(line) for line in (var / "log" / "api.log").read_text().splitlines()
-                 if line.startswith("{")]
+    # JSON logs of the API, every line (gunicorn's own too), with request ids.
+    api_lines = json_lines(var / "log" / "api.log")
     access = [line for line in api_lines if line["logger"] == "trickarena.access"]
     assert access and all("request_id" in line for line in access)
+    own = [line["msg"] for line in api_lines if line["logger"] == "gunicorn.error"]
+    for start in GUNICORN_LINES:
+        assert any(msg.startswith(start) for msg in own), f"no JSON gunicorn line {start!r}: {own}"
+    # The workers' and bots' logs are JSON lines only as well (RQ's own lines: tests/harness/test_cli.py).
+    logs = sorted((var / "log").glob("worker-*.log")) + sorted((var / "log").glob("bot-*.log"))
+    assert len(logs) >= 5
+    for path in logs:
+        json_lines(path)
 
     # Second run, the long mode, interrupted with Ctrl-C once the tournaments are created.
     proc = subprocess.Popen(
