@@ -239,6 +239,15 @@ def cleanup(client: redis.Redis, prefix: str, queue: str) -> None:
         client.delete(*doomed[start : start + 500])
 
 
+def tear_down(bot_procs: list[subprocess.Popen[bytes]], ctx: HarnessContext, queue: str, handle: Any) -> None:
+    """Stop the run's bots, delete its keys and queue, stop Redis if the run started it."""
+    for proc in bot_procs:
+        proc.terminate()
+        proc.wait(timeout=10)
+    cleanup(ctx.store.client, ctx.store.prefix, queue)
+    handle.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print a JSON summary (medians) plus every run."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -283,11 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             scaling.append((before + after) / 2)
             print(json.dumps({"run": run, "machine_2_process_scaling": [before, after]}), flush=True)
     finally:
-        for proc in bot_procs:
-            proc.terminate()
-            proc.wait(timeout=10)
-        cleanup(ctx.store.client, prefix, queue)
-        handle.stop()
+        tear_down(bot_procs, ctx, queue, handle)
     summary: dict[str, Any] = {}
     for workers, figures in runs.items():
         summary[f"{workers}_worker"] = {key: statistics.median(f[key] for f in figures) for key in figures[0]}

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from api.redis_server import ensure_redis  # noqa: E402
-from bench.harness_bench import cleanup, run_once, start_bots  # noqa: E402
+from bench.harness_bench import run_once, start_bots, tear_down  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 
 TRACEFS = Path("/sys/kernel/tracing")
@@ -307,11 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             text = stop_tracing()
     finally:
-        for proc in bot_procs:
-            proc.terminate()
-            proc.wait(timeout=10)
-        cleanup(ctx.store.client, prefix, queue)
-        handle.stop()
+        tear_down(bot_procs, ctx, queue, handle)
     if args.keep:
         args.keep.write_text(text)
     report(Analysis(text.splitlines()).windows())
