@@ -38,6 +38,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,  # request bodies above this get 413
     "TRICKARENA_SSE_MAX_SECONDS": 60,  # an event stream never holds a worker longer than this
     "TRICKARENA_FAST_MOVES": True,  # serve postMove through api.fast_moves (False: through Flask)
+    # A move without If-Match equal to the seat's own latest move within this many ms: 409 duplicate_move.
+    "TRICKARENA_DUPLICATE_WINDOW_MS": 2000,
 }
 
 
@@ -140,7 +142,7 @@ def _config_from_env() -> dict[str, Any]:
     for key in ("REDIS_URL", "TRICKARENA_KEY_PREFIX"):
         if os.environ.get(key):
             out[key] = os.environ[key]
-    for key in ("TRICKARENA_FINISHED_TTL", "TRICKARENA_SSE_MAX_SECONDS"):
+    for key in ("TRICKARENA_FINISHED_TTL", "TRICKARENA_SSE_MAX_SECONDS", "TRICKARENA_DUPLICATE_WINDOW_MS"):
         if os.environ.get(key):
             out[key] = int(os.environ[key])
     if os.environ.get("TRICKARENA_MAX_BODY"):
@@ -178,7 +180,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             prefix=app.config["TRICKARENA_KEY_PREFIX"],
             finished_ttl=int(ttl) if ttl else None,
         )
-    app.extensions["trickarena.service"] = GameService(repository)
+    app.extensions["trickarena.service"] = GameService(
+        repository, duplicate_window_ms=int(app.config["TRICKARENA_DUPLICATE_WINDOW_MS"])
+    )
     app.extensions["trickarena.health"] = {}
 
     api = TrickArenaApi(app)

@@ -18,7 +18,7 @@ events in one atomic step, so concurrent writers cannot both win.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import orjson
@@ -30,14 +30,31 @@ from games.base import Event, State
 # appended.  KEYS: game hash, event stream, action list.  ARGV: expected version, mode ('live' |
 # 'final'), payload (state JSON without actions, or the final zlib blob), ttl seconds for a
 # finished game (0 = none), the total number of actions after the move, the number of trailing
-# actions sent, those actions, then one JSON string per event.  The script pushes only the
-# actions the list lacks, so a caller holding the full action list may send its tail.
+# actions sent, the seat that moved ('' = none), the move's digest to refuse as a duplicate ('' =
+# no check), the duplicate window in ms, the move's digest to remember, those actions, then one
+# JSON string per event.  The script pushes only the actions the list lacks, so a caller holding
+# the full action list may send its tail.  The hash remembers per seat the version its own last
+# move made (``m<seat>``) and when and what that move was (``d<seat>``: "<ms>:<digest>", Redis's
+# clock): a move equal to the seat's last one, sent while that move is still the game's latest
+# and within the window, is refused (-5) as a duplicate.
 _COMMIT_LUA = """
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then return {-1, 0} end
 if current ~= ARGV[1] then return {0, tonumber(current)} end
 local new = tonumber(current) + 1
 local ntail = tonumber(ARGV[6])
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+if ARGV[8] ~= '' and redis.call('HGET', KEYS[1], 'm' .. ARGV[7]) == current then
+  local last = redis.call('HGET', KEYS[1], 'd' .. ARGV[7])
+  if last then
+    local sep = string.find(last, ':', 1, true)
+    local at = tonumber(string.sub(last, 1, sep - 1))
+    if string.sub(last, sep + 1) == ARGV[8] and now_ms - at < tonumber(ARGV[9]) then
+      return {-5, tonumber(current)}
+    end
+  end
+end
 if ARGV[2] == 'final' then
   redis.call('HSET', KEYS[1], 'v', new, 'z', ARGV[3])
   redis.call('HDEL', KEYS[1], 's', 'na')
@@ -50,9 +67,12 @@ else
   local need = tonumber(ARGV[5]) - stored
   if need < 0 or need > ntail then return {-4, need} end
   redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3], 'na', ARGV[5])
-  for i = 7 + ntail - need, 6 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-  for i = 7 + ntail, #ARGV do
-    redis.call('XADD', KEYS[2], new .. '-' .. (i - 7 - ntail), 'e', ARGV[i])
+  if ARGV[7] ~= '' then
+    redis.call('HSET', KEYS[1], 'm' .. ARGV[7], new, 'd' .. ARGV[7], now_ms .. ':' .. ARGV[10])
+  end
+  for i = 11 + ntail - need, 10 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+  for i = 11 + ntail, #ARGV do
+    redis.call('XADD', KEYS[2], new .. '-' .. (i - 11 - ntail), 'e', ARGV[i])
   end
 end
 return {1, new}
@@ -110,6 +130,14 @@ class StaleWrite(RepositoryError):
         self.current = current
 
 
+class DuplicateMove(RepositoryError):
+    """The seat's own last move, equal to this one, made the current version moments ago."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"duplicate of the move that made version {current}")
+        self.current = current
+
+
 class SeatUnavailable(RepositoryError):
     """The requested seat is taken (or no seat is open, or the game is over)."""
 
@@ -131,6 +159,8 @@ class StoredGame:
     # None: state["actions"] is complete.  Otherwise the state was read without its actions
     # (`load_for_move`): this many are stored and state["actions"] holds only later ones.
     actions_base: int | None = None
+    # The version each seat's own last move made (a seat that never moved is absent).
+    last_moves: dict[int, int] = field(default_factory=dict)
 
     @property
     def open_seats(self) -> list[int]:
@@ -238,6 +268,7 @@ class GameRepository:
         actions_base: int | None = None,
     ) -> StoredGame:
         digests = {int(k[1:]): v for k, v in raw.items() if k.startswith(b"t") and k[1:].isdigit()}
+        last_moves = {int(k[1:]): int(v) for k, v in raw.items() if k.startswith(b"m") and k[1:].isdigit()}
         seed = int(raw[b"seed"]) if b"seed" in raw else None
         final_events = None
         if b"z" in raw:
@@ -263,6 +294,7 @@ class GameRepository:
             finished=b"z" in raw,
             final_events=final_events,
             actions_base=actions_base,
+            last_moves=last_moves,
         )
 
     def commit(
@@ -274,16 +306,26 @@ class GameRepository:
         final: bool,
         *,
         actions_base: int | None = None,
+        seat: int | None = None,
+        move_digest: str = "",
+        refuse_duplicate_ms: int = 0,
     ) -> int:
         """Compare-and-set: write `state` and append `events` iff the version is still `expected_version`.
 
         `state` carries its full action list, or (with `actions_base`, from `load_for_move`) only
         the actions after the first `actions_base` stored ones.  A final write (the game just
         ended) stores state and the whole event log compressed in one field and drops the stream
-        and the action list; returns the new version.
+        and the action list; returns the new version.  `seat` is the seat whose move this is: the
+        hash remembers the version each seat's last move made (`StoredGame.last_moves`) and the
+        `move_digest` of that move; with `refuse_duplicate_ms` > 0 a move whose digest equals the
+        seat's last move, while that move made the current version and is younger than that many
+        ms, raises `DuplicateMove` and writes nothing.
         """
         actions = state.get("actions", [])
         ttl = self.finished_ttl or 0
+        mover = "" if seat is None else str(seat)
+        check = move_digest if seat is not None and refuse_duplicate_ms > 0 else ""
+        window = refuse_duplicate_ms
         if final:
             # Every earlier event and action is needed for the blob; if the game moved on
             # meanwhile, the version check below fails and nothing is written.
@@ -304,23 +346,26 @@ class GameRepository:
             actions_json = b'"actions":[' + b",".join(action_bytes) + b"]"
             complete = state_bytes[:-1] + (b"," if len(state_bytes) > 2 else b"") + actions_json + b"}"
             blob = zlib.compress(b'{"state":' + complete + b',"events":[' + b",".join(log) + b"]}", 6)
-            args: list[Any] = [expected_version, "final", blob, ttl, 0, 0]
+            args: list[Any] = [expected_version, "final", blob, ttl, 0, 0, mover, check, window, move_digest]
         else:
             total = len(actions) + (actions_base or 0)
             tail = actions if actions_base is not None else actions[-ACTION_TAIL:]
             args = [expected_version, "live", _dumps_without_actions(state), ttl, total, len(tail)]
+            args += [mover, check, window, move_digest]
             args += [_dumps(a) for a in tail]
             args += [_dumps(ev) for ev in events]
         status, version = self._commit(keys=self._keys(game_id), args=args)
         if status == -4 and not final and actions_base is None and len(actions) > ACTION_TAIL:
             # The stored list lags more than the tail behind: send every action.
-            args = [expected_version, "live", args[2], ttl, len(actions), len(actions)]
+            args = [expected_version, "live", args[2], ttl, len(actions), len(actions), *args[6:10]]
             args += [_dumps(a) for a in actions] + [_dumps(ev) for ev in events]
             status, version = self._commit(keys=self._keys(game_id), args=args)
         if status == -1:
             raise NoSuchGame(game_id)
         if status == 0:
             raise StaleWrite(int(version))
+        if status == -5:
+            raise DuplicateMove(int(version))
         if status == -4:
             raise RepositoryError(f"game {game_id}: the state's actions do not continue the stored ones")
         return int(version)

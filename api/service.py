@@ -13,10 +13,18 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from marshmallow import ValidationError
 
 from api import errors
-from api.repository import GameRepository, NoSuchGame, SeatUnavailable, StaleWrite, StoredGame
+from api.repository import (
+    DuplicateMove,
+    GameRepository,
+    NoSuchGame,
+    SeatUnavailable,
+    StaleWrite,
+    StoredGame,
+)
 from api.schemas import has_only_known_fields, validate_move
 from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn
 from games.registry import GAMES, get_game
@@ -24,6 +32,9 @@ from games.registry import GAMES, get_game
 # Without If-Match a move is "apply to the latest state": a lost race is retried this often
 # (the state is re-read and the move re-validated), then reported as a version conflict.
 MAX_MOVE_ATTEMPTS = 5
+# A move sent without If-Match that equals the seat's own last move, while that move is still the
+# game's latest and younger than this, is taken for a duplicate of it (409 duplicate_move).
+DUPLICATE_WINDOW_MS = 2000
 
 
 def token_digest(token: str) -> bytes:
@@ -67,11 +78,21 @@ class EventRecord:
         return {"id": self.id, "version": self.version, "event": self.event}
 
 
+def move_digest(move: Any) -> str:
+    """A short digest of a move's canonical JSON (key order ignored), to recognise a repeat."""
+    try:
+        text = orjson.dumps(move, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        text = repr(move).encode()
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
 class GameService:
     """Create, join, view and play games stored in one `GameRepository`."""
 
-    def __init__(self, repository: GameRepository) -> None:
+    def __init__(self, repository: GameRepository, duplicate_window_ms: int = DUPLICATE_WINDOW_MS) -> None:
         self.repository = repository
+        self.duplicate_window_ms = duplicate_window_ms
 
     # -- game types -----------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -285,14 +306,27 @@ class GameService:
         With `expected_version` the move applies only to that version (PreconditionFailed
         otherwise); without it a lost race is retried against the fresh state a few times.
         """
+        first_version = -1  # the version the move was sent against: the one first read
         for _attempt in range(MAX_MOVE_ATTEMPTS):
             stored = self._load(game_id, with_actions=False)
+            if first_version < 0:
+                first_version = stored.version
             if token is not None:
                 seat = self.authenticate(stored, token)
             if seat is None:
                 raise errors.MissingToken("a move needs a seat (or its token)")
             if not 0 <= seat < stored.seats:
                 raise errors.Unprocessable(f"seat {seat} does not exist in this game", code="invalid_seat")
+            if stored.version != first_version and stored.last_moves.get(seat, 0) > first_version:
+                # A retry after a lost race: the seat itself moved meanwhile (the same move sent
+                # twice, say), so the decision in front of it now is one it reached through its own
+                # earlier move, not the one this move was sent for.
+                raise errors.Conflict(
+                    f"seat {seat} moved meanwhile (the game is at version {stored.version}); "
+                    "reload and decide again",
+                    code="seat_moved_meanwhile",
+                    details={"version": stored.version},
+                )
             if expected_version is not None and stored.version != expected_version:
                 raise errors.PreconditionFailed(
                     f"If-Match names version {expected_version}, the game is at {stored.version}",
@@ -330,10 +364,25 @@ class GameService:
             final = engine.is_over(state)
             try:
                 version = self.repository.commit(
-                    game_id, stored.version, state, events, final, actions_base=stored.actions_base
+                    game_id,
+                    stored.version,
+                    state,
+                    events,
+                    final,
+                    actions_base=stored.actions_base,
+                    seat=seat,
+                    move_digest=move_digest(move),
+                    refuse_duplicate_ms=self.duplicate_window_ms if expected_version is None else 0,
                 )
             except NoSuchGame:
                 raise errors.GameNotFound(f"no game {game_id}") from None
+            except DuplicateMove as exc:
+                raise errors.Conflict(
+                    f"seat {seat} sent this very move {self.duplicate_window_ms} ms ago or less and it "
+                    f'made version {exc.current}; send If-Match: "{exc.current}" to play it again',
+                    code="duplicate_move",
+                    details={"version": exc.current},
+                ) from None
             except StaleWrite as exc:
                 if expected_version is not None:
                     raise errors.PreconditionFailed(
@@ -352,6 +401,7 @@ class GameService:
                 finished=final,
                 # Like the state it was read as: only the actions after `actions_base` are here.
                 actions_base=stored.actions_base,
+                last_moves={**stored.last_moves, seat: version},
             )
             return new, events
         raise errors.VersionConflict("the game changed concurrently; reload and retry")

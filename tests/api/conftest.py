@@ -107,7 +107,9 @@ def play_out(
         assert listed.status_code == 200, listed.get_json()
         moves = listed.get_json()["legal_moves"]
         assert moves, f"seat {seat} is to move but has no legal moves"
-        response = client.post(f"/games/{game_id}/moves", json=rng.choice(moves), headers=auth(tokens[seat]))
+        # If-Match: the move is for this version (a repeat of the seat's own last move is then no duplicate).
+        sent = {**auth(tokens[seat]), "If-Match": f'"{spectator["version"]}"'}
+        response = client.post(f"/games/{game_id}/moves", json=rng.choice(moves), headers=sent)
         assert response.status_code == 200, response.get_json()
         last = response.get_json()
         assert last["version"] == spectator["version"] + 1

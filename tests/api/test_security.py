@@ -81,9 +81,8 @@ def test_no_reader_ever_sees_what_it_may_not(client: FlaskClient, seed: int, set
         move = rng.choice(
             client.get(f"/games/{game_id}/legal-moves", headers=auth(tokens[seat])).get_json()["legal_moves"]
         )
-        assert (
-            client.post(f"/games/{game_id}/moves", json=move, headers=auth(tokens[seat])).status_code == 200
-        )
+        sent = {**auth(tokens[seat]), "If-Match": f'"{spectator["version"]}"'}
+        assert client.post(f"/games/{game_id}/moves", json=move, headers=sent).status_code == 200
     # After the end everything is revealed: the replay has the private parts.
     replay = client.get(f"/games/{game_id}/replay").get_json()
     assert any("private" in r["event"] for r in replay["events"]) or game == "trick-n-trouble"
