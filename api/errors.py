@@ -60,6 +60,12 @@ class Conflict(ServiceError):
     code = "conflict"
 
 
+class GameSealed(Conflict):
+    """A tournament game whose deal may still be in play elsewhere: readable once the tournament ends."""
+
+    code = "game_sealed"
+
+
 class VersionConflict(Conflict):
     """Another write won the compare-and-set; the caller's view of the game is outdated."""
 

@@ -42,7 +42,8 @@ ERROR_TEXT = {
     403: "The token is not a seat token of this game (code `invalid_token`).",
     404: "No such game (code `game_not_found`).",
     409: "Conflict with the game's state: `not_your_turn`, `game_over`, `version_conflict`, "
-    "`seat_moved_meanwhile`, `duplicate_move`, "
+    "`seat_moved_meanwhile`, `duplicate_move`, `game_sealed` (a tournament game before the "
+    "tournament ends), "
     "`waiting_for_players`, `seat_taken`, `game_not_over`.",
     412: "If-Match names a version that is no longer current (code `stale_version`).",
     413: "The request body is too large (code `body_too_large`).",

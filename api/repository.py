@@ -1,7 +1,9 @@
 """The one Redis repository of games: state, version, seat-token digests and the event stream.
 
 Layout (all keys under the configured prefix, see `key_for`):
-- ``game:<id>`` — a hash: ``v`` version, ``g`` game name, ``n`` seat count, ``seed``, ``t<seat>``
+- ``game:<id>`` — a hash: ``v`` version, ``g`` game name, ``n`` seat count, ``seed``, ``sealed``
+  (present while only seats may read the game), ``m<seat>``/``d<seat>`` (each seat's last move:
+  the version it made; when and what it was), ``t<seat>``
   the SHA-256 digest of each claimed seat's token, and either ``s`` (the live state as JSON)
   or, once the game is over, ``z`` (zlib of the final state and every event: a finished game
   is read-only, so it is stored compactly in one field);
@@ -161,6 +163,8 @@ class StoredGame:
     actions_base: int | None = None
     # The version each seat's own last move made (a seat that never moved is absent).
     last_moves: dict[int, int] = field(default_factory=dict)
+    # Sealed: nobody without a seat may read it (a tournament game whose deal is played elsewhere).
+    sealed: bool = False
 
     @property
     def open_seats(self) -> list[int]:
@@ -220,8 +224,12 @@ class GameRepository:
         state: State,
         token_digests: dict[int, bytes],
         events: list[Event] | None = None,
+        sealed: bool = False,
     ) -> int:
-        """Store a new game at version 1 with its setup events; ids are random, so never a clash."""
+        """Store a new game at version 1 with its setup events; ids are random, so never a clash.
+
+        A `sealed` game keeps the field ``sealed`` until `unseal` removes it.
+        """
         mapping: dict[str, Any] = {
             "v": 1,
             "g": game,
@@ -231,6 +239,8 @@ class GameRepository:
         }
         if seed is not None:
             mapping["seed"] = seed
+        if sealed:
+            mapping["sealed"] = 1
         for seat, digest in token_digests.items():
             mapping[f"t{seat}"] = digest
         # No guard against an existing id: 64 random bits make collisions negligible.
@@ -295,6 +305,7 @@ class GameRepository:
             final_events=final_events,
             actions_base=actions_base,
             last_moves=last_moves,
+            sealed=b"sealed" in raw,
         )
 
     def commit(
@@ -380,6 +391,13 @@ class GameRepository:
         if status < 0:
             raise SeatUnavailable(game_id)
         return int(status), int(version)
+
+    def unseal(self, game_ids: list[str]) -> None:
+        """Lift the seal of these games (missing or expired ones are skipped)."""
+        pipe = self.client.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hdel(self.key_for("game", game_id), "sealed")
+        pipe.execute()
 
     def raw_events(self, game_id: str, since_version: int = 0) -> list[tuple[str, Event]]:
         """Unredacted events of a live game with a version above `since_version`, oldest first."""

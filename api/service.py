@@ -60,7 +60,7 @@ class CreatedGame:
     game: str
     seats: int
     version: int
-    seed: int
+    seed: int | None  # only the seed the caller chose; a random one stays secret until the end
     tokens: dict[int, str]
     open_seats: list[int] = field(default_factory=list)
 
@@ -120,8 +120,16 @@ class GameService:
         seed: int | None = None,
         deal: dict[str, Any] | None = None,
         open_seats: list[int] | tuple[int, ...] = (),
+        *,
+        sealed: bool = False,
     ) -> CreatedGame:
-        """Create a game; seats in `open_seats` get no token until someone joins them."""
+        """Create a game; seats in `open_seats` get no token until someone joins them.
+
+        Without a `seed` the deal comes from a secret random one, which `CreatedGame.seed` (and so
+        the caller) does not get: it is readable only in the replay, after the end.  A `sealed`
+        game can be read by its seats only, until `unseal` (a tournament's games, whose deals are
+        played at other tables too).
+        """
         engine = self._engine(game)
         if seats not in engine.seat_counts:
             raise errors.Unprocessable(
@@ -136,6 +144,7 @@ class GameService:
             raise errors.Unprocessable(
                 f"open seats {bad} are not seats of a {seats}-seat game", code="invalid_seats"
             )
+        chosen = seed
         if seed is None:
             seed = secrets.randbits(53)  # fits a JSON number exactly in every client
         try:
@@ -152,8 +161,13 @@ class GameService:
             state,
             {s: token_digest(t) for s, t in tokens.items()},
             events=engine.setup_events(state),
+            sealed=sealed,
         )
-        return CreatedGame(game_id, game, seats, version, seed, tokens, sorted(set(open_seats)))
+        return CreatedGame(game_id, game, seats, version, chosen, tokens, sorted(set(open_seats)))
+
+    def unseal(self, game_ids: list[str]) -> None:
+        """Let everyone read these games (the tournament that sealed them has ended)."""
+        self.repository.unseal(game_ids)
 
     def join_game(self, game_id: str, seat: int | None = None) -> tuple[int, str, int]:
         """Claim `seat` (or the lowest open seat); returns (seat, token, new version)."""
@@ -203,8 +217,19 @@ class GameService:
             seat = self.authenticate(stored, token)
         return self.render(stored, seat)
 
+    @staticmethod
+    def check_readable(stored: StoredGame, seat: int | None) -> None:
+        """GameSealed unless `seat` is a seat of the game or the game is not sealed."""
+        if stored.sealed and seat is None:
+            raise errors.GameSealed(
+                "this tournament game can be watched once its tournament has ended: its deal is "
+                "played at other tables too",
+                details={"game_id": stored.game_id},
+            )
+
     def render(self, stored: StoredGame, seat: int | None) -> dict[str, Any]:
         """The API's game document for one reader: envelope plus the engine's view."""
+        self.check_readable(stored, seat)
         view = self._engine(stored.game).view(stored.state, seat)
         status = self.render_status(stored)
         if status == "waiting":
@@ -264,6 +289,7 @@ class GameService:
 
     def redact(self, stored: StoredGame, raw: list[tuple[str, Event]], seat: int | None) -> list[EventRecord]:
         """Apply the engine's view rules to raw events for one reader."""
+        self.check_readable(stored, seat)
         engine = self._engine(stored.game)
         if stored.finished:
             return [EventRecord(eid, int(eid.split("-", 1)[0]), ev) for eid, ev in raw]
@@ -276,6 +302,7 @@ class GameService:
     def replay(self, game_id: str) -> dict[str, Any]:
         """After the end: header, actions, final state, result and every event unredacted."""
         stored, raw = self.repository_load_with_events(game_id, 0)
+        self.check_readable(stored, None)
         engine = self._engine(stored.game)
         if not (stored.finished or engine.is_over(stored.state)):
             raise errors.Conflict("the replay is available once the game is over", code="game_not_over")
@@ -402,6 +429,7 @@ class GameService:
                 # Like the state it was read as: only the actions after `actions_base` are here.
                 actions_base=stored.actions_base,
                 last_moves={**stored.last_moves, seat: version},
+                sealed=stored.sealed,
             )
             return new, events
         raise errors.VersionConflict("the game changed concurrently; reload and retry")

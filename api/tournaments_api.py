@@ -125,7 +125,16 @@ class CreateTournamentSchema(_MatchSettings):
         default_timezone=UTC,
         metadata={"description": "Start later (ISO 8601)."},
     )
-    seed = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
+    seed = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=2**53),
+        metadata={
+            "description": "For reproducible practice runs only: whoever chooses the seed knows every "
+            "deal, so a tournament with a chosen seed is marked `practice` and never counts toward a "
+            "league. Without it the seed is secret and random, published once the tournament ends."
+        },
+    )
     fault_threshold = fields.Integer(
         load_default=3,
         validate=validate.Range(min=0, max=1000),
@@ -158,7 +167,22 @@ class TournamentSchema(Schema):
     deals = fields.Integer(required=True)
     deadline_ms = fields.Integer(required=True)
     time_bank_ms = fields.Integer(required=True)
-    seed = fields.Integer(required=True)
+    seed = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The seed every deal of the tournament derives from: null until the "
+            "tournament has ended (finished, or cancelled and stopped), then published so that "
+            "anyone can replay and audit the deals."
+        },
+    )
+    practice = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True when the creator chose the seed: a practice run whose deals its "
+            "creator knows; it never counts toward a league."
+        },
+    )
     options = fields.Dict(keys=fields.String(), required=True)
     fault_threshold = fields.Integer(required=True)
     start_at = fields.String(required=True, allow_none=True)

@@ -206,8 +206,9 @@ def _play(
     game_id = runtime.get("game_id")
     resumed = game_id is not None  # an earlier run created the game (and may have played on)
     if game_id is None:
+        # Sealed: the same deal is played at other tables, so nobody may watch it before the end.
         created = service.create_game(
-            spec["game"], n, spec.get("options") or None, seed=int(match["deal_seed"])
+            spec["game"], n, spec.get("options") or None, seed=int(match["deal_seed"]), sealed=True
         )
         game_id = store.claim_game_id(tid, index, created.game_id)
     stored = service.load(game_id)
@@ -333,7 +334,9 @@ def _play(
                 "game": spec["game"],
                 "seat": seat,
                 "result": result,
-                "view": engine.view(state, seat),
+                # No final view: it reveals every hand, and this deal is played at other tables
+                # (and by this bot in other seats) until the tournament ends.
+                "view": None,
                 "faults": acct.faults[seat],
             },
             deadline_ms,

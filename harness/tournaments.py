@@ -21,11 +21,14 @@ from games.base import GameError
 from games.registry import get_game
 from harness.ratings import Rating
 from harness.runner import HarnessContext, is_cooperative
-from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, derive_seed, make_schedule, schedule_size
+from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, make_schedule, schedule_size
 from harness.standings import compute_standings, ratings_from_standings
 
 MAX_MATCHES = 20000
 STATUSES = ("scheduled", "running", "finished", "cancelled")
+# After a cancel, running matches stop at their next check (about once a second) or after the bot
+# call in flight: the seed and the games are published this long after the cancel, plus the deadline.
+CANCEL_GRACE_S = 3.0
 
 
 class TournamentNotFound(errors.ServiceError):
@@ -95,7 +98,16 @@ def create_tournament(
     enqueue: bool = True,
     tournament_id: str | None = None,
 ) -> dict[str, Any]:
-    """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`)."""
+    """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`).
+
+    Fair play: without `seed` the seed comes from `secrets` and stays server-side (with every deal
+    and match seed derived from it) until the tournament has ended (`is_published`); its games are
+    sealed until then.  A chosen `seed` makes a *practice* tournament: its creator knows every deal,
+    so it is marked as such and never counts toward a league.
+    """
+    practice = seed is not None
+    if practice and league:
+        raise _invalid("a league round never has a chosen seed", code="practice_league")
     if len(set(entrants)) != len(entrants):
         raise _invalid("entrants must be distinct bot ids", code="duplicate_entrants")
     _check_game(ctx, game, seats, entrants)
@@ -120,6 +132,7 @@ def create_tournament(
         "deadline_ms": deadline_ms,
         "time_bank_ms": time_bank_ms,
         "seed": seed,
+        "practice": practice,
         "options": options or {},
         "max_tables": max_tables,
         "fault_threshold": fault_threshold,
@@ -169,7 +182,8 @@ def get_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
         "deals": spec["deals"],
         "deadline_ms": spec["deadline_ms"],
         "time_bank_ms": spec["time_bank_ms"],
-        "seed": spec["seed"],
+        "seed": spec["seed"] if publish_if_due(ctx, tid, record) else None,
+        "practice": bool(spec.get("practice")),
         "options": spec["options"],
         "fault_threshold": spec["fault_threshold"],
         "start_at": spec.get("start_at"),
@@ -185,6 +199,27 @@ def get_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
     if "league" in spec:
         out["league"] = spec["league"]
     return out
+
+
+def is_published(record: dict[str, Any], now: float | None = None) -> bool:
+    """True once the tournament has ended: finished, or cancelled and every match has stopped."""
+    if record["status"] == "finished":
+        return True
+    if record["status"] != "cancelled":
+        return False
+    grace = CANCEL_GRACE_S + int(record["spec"]["deadline_ms"]) / 1000
+    return (now if now is not None else time.time()) >= float(record.get("finished_at") or 0) + grace
+
+
+def publish_if_due(ctx: HarnessContext, tid: str, record: dict[str, Any]) -> bool:
+    """Once the tournament has ended, unseal its games (once); True if its seeds may be shown."""
+    if not is_published(record):
+        return False
+    if ctx.store.client.hsetnx(ctx.store.key_for("tournament", tid), "published_at", time.time()):
+        game_ids = list(ctx.store.match_game_ids(tid, record["total"]).values())
+        for start in range(0, len(game_ids), 1000):
+            ctx.service.unseal(game_ids[start : start + 1000])
+    return True
 
 
 def _iso(stamp: float | None) -> str | None:
@@ -294,7 +329,9 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
         key = ctx.store.key_for("ratings", league["league_id"])
         for bot_id, rating in ratings.items():
             ctx.store.client.hset(key, bot_id, json.dumps([rating.mu, rating.sigma]))
-    return ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
+    finished = ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
+    publish_if_due(ctx, tid, _record(ctx, tid))
+    return finished
 
 
 def cancel_tournament(ctx: HarnessContext, tid: str, owner_key: str | None) -> dict[str, Any]:
@@ -453,8 +490,9 @@ def leave_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | No
 def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None:
     """Run league round `round_no` once and schedule the next; the tournament id if this call created it.
 
-    Idempotent: the round's tournament id and seed are derived from the league and the round,
-    its creation is atomic (a second creator gets `tournament_exists`), and the next round's
+    Idempotent: the round's tournament id is derived from the league and the round (its seed is
+    secret and random, like every tournament's), its creation is atomic (a second creator gets
+    `tournament_exists`, and its own seed is thrown away with its schedule), and the next round's
     job id is deterministic -- so a duplicate firing or a retried job converges on one round.
     """
     league = _league(ctx, lid)
@@ -486,7 +524,6 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
                 league={"league_id": lid, "round": round_no},
                 prior=league_ratings(ctx, lid),
                 tournament_id=tid,
-                seed=derive_seed(int(lid, 16), "league-round", round_no),
             )
             ctx.store.client.rpush(ctx.store.key_for("rounds", lid), tid)
             created = True

@@ -142,7 +142,10 @@ class CreateGameSchema(Schema):
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=0, max=MAX_SEED),
-        metadata={"description": "Random seed of the deal; random (and returned) when absent."},
+        metadata={
+            "description": "Seed of the deal (for reproducible games). When absent the deal comes "
+            "from a secret random seed, shown to nobody before the end (the replay shows it)."
+        },
     )
     deal = fields.Dict(
         keys=fields.String(),
@@ -175,7 +178,14 @@ class CreatedGameSchema(Schema):
     game = fields.String(required=True)
     seats = fields.Integer(required=True)
     version = fields.Integer(required=True)
-    seed = fields.Integer(required=True)
+    seed = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The seed you sent; null when you sent none: the deal then comes from a "
+            "secret random seed that nobody can read before the game ends (the replay shows it)."
+        },
+    )
     open_seats = fields.List(fields.Integer(), required=True)
     tokens = fields.List(fields.Nested(SeatTokenSchema), required=True)
 

@@ -31,9 +31,19 @@ def client_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
     out = tmp_path_factory.mktemp("client")
     generator = Path(sys.executable).parent / "openapi-python-client"
     done = subprocess.run(
-        [str(generator), "generate", "--path", str(ROOT / "openapi.yaml"), "--meta", "none",
-         "--output-path", str(out / PACKAGE)],
-        capture_output=True, text=True, timeout=240,
+        [
+            str(generator),
+            "generate",
+            "--path",
+            str(ROOT / "openapi.yaml"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / PACKAGE),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     sys.path.insert(0, str(out))
@@ -41,8 +51,13 @@ def client_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
         modules = {
             name: importlib.import_module(f"{PACKAGE}.{name}")
             for name in (
-                "client", "models", "api.games.create_game", "api.games.get_game",
-                "api.games.list_legal_moves", "api.games.post_move", "api.games.get_replay",
+                "client",
+                "models",
+                "api.games.create_game",
+                "api.games.get_game",
+                "api.games.list_legal_moves",
+                "api.games.post_move",
+                "api.games.get_replay",
             )
         }
         yield modules
@@ -87,7 +102,12 @@ def test_generated_client_plays_a_whole_game_by_legal_moves(
         legal: Any = m["api.games.list_legal_moves"].sync(created.game_id, client=seats[seat])
         assert isinstance(legal, m["models"].LegalMoves), legal
         move = rng.choice(legal.legal_moves)
-        after = m["api.games.post_move"].sync(created.game_id, client=seats[seat], body=move)
+        # If-Match: this move is for the version decided on (a repeat of the seat's own last move,
+        # such as drawing a second level-3 task, is then not taken for a duplicate).
+        version = f'"{spectator.version}"'
+        after = m["api.games.post_move"].sync(
+            created.game_id, client=seats[seat], body=move, if_match=version
+        )
         assert isinstance(after, m["models"].Game), f"{move!r} was refused: {after!r}"
         moves += 1
         assert moves < MAX_MOVES

@@ -217,8 +217,9 @@ def test_a_live_game_turns_into_a_replay_when_it_ends(page: Any, served: Served)
         seat = doc["view"]["to_move"][0]
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         legal = session.get(f"{served.base}/games/{gid}/legal-moves", headers=auth, timeout=10).json()
+        sent = {**auth, "If-Match": f'"{doc["version"]}"'}  # a repeated own move is no duplicate
         answer = session.post(f"{served.base}/games/{gid}/moves", json=rng.choice(legal["legal_moves"]),
-                              headers=auth, timeout=10)
+                              headers=sent, timeout=10)
         assert answer.ok, answer.text
     page.wait_for_selector("#mode:has-text('replay')")
     page.wait_for_selector("#step:has-text('move 0')")
