@@ -7,14 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from bots.arena import http_player, play_game, play_http_match
+from bots.arena import BotClient, http_player, play_game, play_http_match
 from bots.bundled import make_bot
 from bots.examples.minimal import choose
 from bots.policy import Message
 from bots.sdk import BotServer, FunctionBot
 from games.registry import get_game
 from games.tricky_teams.cards import coin_values, full_deck
-from harness.outbound import AddressPolicy, BotSession
 
 SECRET = "http-games-secret"
 
@@ -28,9 +27,8 @@ def bot_urls() -> Iterator[dict[str, str]]:
         server.stop()
 
 
-def _sessions(bot_urls: dict[str, str], names: list[str]) -> list[BotSession]:
-    policy = AddressPolicy.from_env({})  # the default local policy: loopback only
-    return [BotSession(bot_urls[name], SECRET, policy=policy) for name in names]
+def _clients(bot_urls: dict[str, str], names: list[str]) -> list[BotClient]:
+    return [BotClient(bot_urls[name], SECRET) for name in names]
 
 
 @pytest.mark.parametrize(
@@ -45,14 +43,14 @@ def test_rule_bundled_bots_finish_tricky_teams_over_http(
     bot_urls: dict[str, str], seats: int, names: list[str], seed: int
 ) -> None:
     """Rule: every bundled bot answers every decision of a whole game with a legal move (no fault)."""
-    sessions = _sessions(bot_urls, names)
-    record = play_http_match("tricky-teams", sessions, seed, {"raids": 1}, deadline_ms=60)
+    clients = _clients(bot_urls, names)
+    record = play_http_match("tricky-teams", clients, seed, {"raids": 1}, deadline_ms=60)
     assert get_game("tricky-teams").is_over(record.state)
     assert record.faults == {seat: [] for seat in range(seats)}
     values = coin_values(record.state["header"]["options"]["coins"])
     assert sum(record.result["scores"]) == sum(values[card] for card in full_deck(seats))
-    for session in sessions:
-        session.close()
+    for client in clients:
+        client.close()
 
 
 @pytest.mark.parametrize(
@@ -67,13 +65,13 @@ def test_rule_bundled_bots_finish_trick_n_trouble_over_http(
     bot_urls: dict[str, str], names: list[str], options: dict[str, bool]
 ) -> None:
     """Rule: the bundled bots complete Trick 'n Trouble in every mode without a single fault."""
-    sessions = _sessions(bot_urls, names)
-    record = play_http_match("trick-n-trouble", sessions, 21, options, deadline_ms=60)
+    clients = _clients(bot_urls, names)
+    record = play_http_match("trick-n-trouble", clients, 21, options, deadline_ms=60)
     assert get_game("trick-n-trouble").is_over(record.state)
     assert record.faults == {0: [], 1: [], 2: []}
     assert record.decisions > 9
-    for session in sessions:
-        session.close()
+    for client in clients:
+        client.close()
 
 
 def test_rule_a_faulty_answer_is_replaced_and_reported(bot_urls: dict[str, str]) -> None:
@@ -84,7 +82,7 @@ def test_rule_a_faulty_answer_is_replaced_and_reported(bot_urls: dict[str, str])
         seen_previous.append(message["previous"])
         return {"type": "play", "card": "no-such-card"}
 
-    honest = _sessions(bot_urls, ["random", "random"])
+    honest = _clients(bot_urls, ["random", "random"])
     players = [cheater, http_player(honest[0]), http_player(honest[1])]
     record = play_game("tricky-teams", players, 5, {"raids": 1})
     assert record.faults[0] and set(record.faults[0]) == {"illegal_move"}
@@ -100,9 +98,9 @@ def test_rule_the_ten_line_example_bot_plays_whole_games(
 ) -> None:
     """Rule: the README's ten-line SDK bot is a complete bot: it finishes both games without a fault."""
     with BotServer(FunctionBot(choose, "minimal", [game]), SECRET) as minimal:
-        sessions = [BotSession(minimal.url, SECRET, policy=AddressPolicy.from_env({}))]
-        sessions += _sessions(bot_urls, ["heuristic", "random", "random"][: seats - 1])
-        record = play_http_match(game, sessions, 31, options, deadline_ms=60)
+        clients = [BotClient(minimal.url, SECRET)]
+        clients += _clients(bot_urls, ["heuristic", "random", "random"][: seats - 1])
+        record = play_http_match(game, clients, 31, options, deadline_ms=60)
     assert record.faults == {seat: [] for seat in range(seats)}
     assert get_game(game).is_over(record.state)
 
@@ -113,7 +111,7 @@ def test_rule_search_answers_within_its_deadline(bot_urls: dict[str, str], game:
     engine = get_game(game)
     seats = 4 if game == "tricky-teams" else 3
     state = engine.new_game(seats, {"raids": 1} if game == "tricky-teams" else {}, seed=41)
-    [session] = _sessions(bot_urls, ["search"])
+    [client] = _clients(bot_urls, ["search"])
     slowest = 0.0
     for _ in range(12):
         seat = engine.to_move(state)[0]
@@ -127,8 +125,8 @@ def test_rule_search_answers_within_its_deadline(bot_urls: dict[str, str], game:
             "time_bank_ms": 0,
         }
         started = time.monotonic()
-        move = session.post_json("/move", message, timeout_s=2.0)["move"]
+        move = client.post_json("/move", message, timeout_s=2.0)["move"]
         slowest = max(slowest, time.monotonic() - started)
         engine.apply(state, seat, move)
-    session.close()
+    client.close()
     assert slowest < 0.6, slowest  # budget 0.1 s + one sample + HTTP, with slack for a loaded machine
