@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from marshmallow import Schema, fields, validate
 
@@ -58,6 +58,16 @@ class SignatureError(Exception):
 # --------------------------------------------------------------------------- signing
 
 
+class Headers(Protocol):
+    """Request headers as `verify` reads them: a dict, or http.server's / Flask's header objects."""
+
+    def get(self, name: str, /) -> str | None:
+        """The value of header `name` (case-insensitively for the header objects), or None."""
+
+    def items(self) -> Iterable[tuple[str, str]]:
+        """Every (name, value) pair."""
+
+
 def signature_payload(timestamp: str, body: bytes) -> bytes:
     """The exact bytes that are signed: ``<timestamp>.<body>``."""
     return timestamp.encode("ascii") + b"." + body
@@ -70,7 +80,7 @@ def sign(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, st
     return {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: f"{SIGNATURE_SCHEME}={digest}"}
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
+def _header(headers: Headers, name: str) -> str | None:
     # Plain dicts are case-sensitive while HTTP headers are not; accept either spelling.
     value = headers.get(name)
     if value is None:
@@ -84,7 +94,7 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
 def verify(
     secret: str,
     body: bytes,
-    headers: Mapping[str, str],
+    headers: Headers,
     now: float | None = None,
     tolerance_s: int = DEFAULT_TOLERANCE_S,
 ) -> None:

@@ -9,24 +9,41 @@
 
 `GET /` is public (the platform calls it before it has issued the secret); every `POST` must carry
 a valid, fresh signature (see `bots.protocol.verify`) or is answered 401.
+
+The server is the standard library's, used as documented: `http.server.ThreadingHTTPServer` (a
+thread per connection) with a `BaseHTTPRequestHandler` whose `protocol_version` is "HTTP/1.1".
+That gives keep-alive (HTTP/1.1 by default, HTTP/1.0 with `Connection: keep-alive`), the request
+line and header parsing with their limits, `Expect: 100-continue` (`handle_expect_100`) and the
+idle `timeout`; answers go out with `send_response` / `send_header` / `end_headers` and `wfile`.
+`wbufsize` (socketserver's buffer size for `wfile`) makes `wfile` buffered, so the status line,
+headers and body leave in one send when the stdlib flushes after each request. Why this server:
+
+- the harness reuses one connection per bot for a whole match (reconnecting per move would cost
+  more than the rest of its per-decision overhead), so the server must keep connections alive;
+  `wsgiref.simple_server` answers one request per connection;
+- a bot call is in the hot path of every decision, and a framework's request cycle (Flask,
+  werkzeug) cost more than a random bot's move: the handler calls the bot's `BotEndpoint`
+  directly. What the stdlib costs on top of a hand-written server is its header parser (the
+  email package, ~50 us a request), the price of not keeping an HTTP parser of our own.
+
+`create_app` serves the same `BotEndpoint` as a Flask app, for hosting a bot under any WSGI server
+instead (Flask is imported only then).
 """
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import os
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Sequence
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import unquote
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from flask import Flask, Response, request
 from marshmallow import Schema, ValidationError
 
 from bots.protocol import (
@@ -34,6 +51,7 @@ from bots.protocol import (
     FAULT_CODES,
     PROTOCOL_VERSION,
     EndRequestSchema,
+    Headers,
     MoveRequestSchema,
     MoveStatus,
     SignatureError,
@@ -41,6 +59,9 @@ from bots.protocol import (
     sign,
     verify,
 )
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 __all__ = [
     "Bot",
@@ -50,12 +71,17 @@ __all__ = [
     "client_address",
     "create_app",
     "serve",
+    "serve_bot",
     "sign",
     "verify",
 ]
 
 SECRET_ENV = "TRICKARENA_BOT_SECRET"
 MAX_REQUEST_BYTES = 1024 * 1024
+# A refused body up to this size is read and dropped (within DRAIN_TIMEOUT_S) before the connection
+# closes, so the client reads the 413 rather than a reset; a bigger one: the connection just closes.
+MAX_DRAIN_BYTES = 8 * MAX_REQUEST_BYTES
+DRAIN_TIMEOUT_S = 2.0
 log = logging.getLogger("trickarena.bot")
 
 Move = dict[str, Any]
@@ -129,16 +155,13 @@ def _is_int(value: Any, low: int, high: int | None = None) -> bool:
     return type(value) is int and value >= low and (high is None or value <= high)
 
 
-def _is_str_keyed(value: Any) -> bool:
-    return type(value) is dict and all(type(key) is str for key in value)
-
-
 def _canonical_move_request(payload: Any) -> dict[str, Any] | None:
-    """`payload` as MoveRequestSchema would load it, if it is in the plain form the platform sends; else None.
+    """A JSON-decoded `payload` as MoveRequestSchema would load it, if it is in the plain form the
+    platform sends; else None (the schema then decides, and words the errors).
 
-    marshmallow walks every key of the view and of each legal move (over half of a random
-    bot's CPU per move); this checks the same rules directly. Anything it does not accept goes
-    through the schema, which then decides (and words the errors).
+    marshmallow walks every key of the view and of each legal move (over half of a random bot's
+    CPU per move); this checks the same rules directly. Decoded JSON has only string keys, which
+    is all the schema's `Dict(keys=String())` asks of the view and of each legal move.
     """
     if type(payload) is not dict or not _MOVE_REQUIRED <= payload.keys() <= _MOVE_FIELDS:
         return None
@@ -156,27 +179,29 @@ def _canonical_move_request(payload: Any) -> dict[str, Any] | None:
         and _is_int(payload["seat"], 0, 15)
         and _is_int(payload["deadline_ms"], 1)
         and _is_int(payload["time_bank_ms"], 0)
-        and _is_str_keyed(payload["view"])
+        and type(payload["view"]) is dict
         and type(legal) is list
         and legal
-        and all(_is_str_keyed(move) for move in legal)
+        and all(type(move) is dict for move in legal)
     ):
         return None
     if previous is not None and not (
         type(previous) is dict
         and previous.keys() == {"status", "fault"}
+        # (type checks first: a list or a dict would fail `in` on a frozenset as unhashable)
+        and type(previous["status"]) is str
         and previous["status"] in _STATUSES
-        and (previous["fault"] is None or previous["fault"] in _FAULTS)
+        and (previous["fault"] is None or (type(previous["fault"]) is str and previous["fault"] in _FAULTS))
     ):
         return None
     return {**payload, "previous": previous}
 
 
 class BotEndpoint:
-    """The protocol routes of one bot: signature checks, body validation, the bot's answer.
+    """The routes of one bot: signature checks, body validation, the bot's answer, 404s and 405s.
 
-    Shared by the Flask app (`create_app`, for any WSGI server) and the SDK's own keep-alive
-    server, which calls it directly: Flask's request dispatch costs more than a random bot's move.
+    Shared by the SDK's own server (`BotServer`), which calls `answer` for every request, and the
+    Flask app (`create_app`, for any WSGI server).
     """
 
     def __init__(self, bot: Bot, secret: str | None = None, tolerance_s: int = DEFAULT_TOLERANCE_S) -> None:
@@ -198,7 +223,7 @@ class BotEndpoint:
 
         return answer
 
-    def post(self, path: str, headers: Mapping[str, str], body: bytes) -> tuple[int, Any]:
+    def post(self, path: str, headers: Headers, body: bytes) -> tuple[int, Any]:
         """Answer a `POST` to one of `routes`: (HTTP status, JSON payload)."""
         schema, answer = self.routes[path]
         if self.secret is None:
@@ -219,48 +244,60 @@ class BotEndpoint:
             )
         return 200, answer(message)
 
-    def answer(
-        self, method: str, path: str, headers: Mapping[str, str], body: bytes
-    ) -> tuple[int, Any] | None:
-        """(status, payload) for a protocol route; None for anything else (the WSGI app answers it)."""
-        if method == "GET" and path == "/":
-            return 200, self.bot.info()
-        if method == "POST" and path in self.routes:
-            return self.post(path, headers, body)
-        return None
+    def answer(self, method: str, path: str, headers: Headers, body: bytes) -> tuple[int, Any]:
+        """(HTTP status, JSON payload) for any request: a protocol route, else a 404 or a 405."""
+        if path == "/":
+            if method in ("GET", "HEAD"):
+                return 200, self.bot.info()
+        elif path in self.routes:
+            if method == "POST":
+                return self.post(path, headers, body)
+        else:
+            return 404, _error_body(
+                "not_found", "no such route (the bot protocol has /, /start, /move, /end)"
+            )
+        return 405, _error_body("method_not_allowed", f"{path} accepts {self.allow(path)}")
 
-
-def _reply(status: int, payload: Any) -> Response:
-    return Response(json.dumps(payload, separators=(",", ":")), status=status, mimetype="application/json")
+    def allow(self, path: str) -> str:
+        """The methods a route accepts (the `Allow` header of a 405)."""
+        return "GET, HEAD" if path == "/" else "POST"
 
 
 def create_app(bot: Bot, secret: str | None = None, tolerance_s: int = DEFAULT_TOLERANCE_S) -> Flask:
-    """The WSGI app serving `bot` with signature checks on every POST."""
+    """A Flask (WSGI) app answering like `BotServer`, for hosting `bot` under any WSGI server."""
+    from flask import Flask, Response, request
+    from werkzeug.exceptions import InternalServerError, RequestEntityTooLarge
+
     app = Flask(f"bot-{bot.name}")
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     endpoint = BotEndpoint(bot, secret, tolerance_s)
 
-    @app.get("/")
-    def info() -> Response:
-        return _reply(200, bot.info())
+    def reply(status: int, payload: Any, allow: str | None = None) -> Response:
+        data = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+        response = Response(data, status=status, mimetype="application/json")
+        if allow is not None:
+            response.headers["Allow"] = allow
+        return response
 
-    def route(path: str) -> None:
-        def handler() -> Response:
-            return _reply(*endpoint.post(path, dict(request.headers), request.get_data(cache=True)))
+    # Every path and method goes to the endpoint, which routes (and words 404s and 405s) itself.
+    methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
-        app.add_url_rule(path, endpoint=path.strip("/"), view_func=handler, methods=["POST"])
+    @app.route("/", defaults={"_rest": ""}, methods=methods, provide_automatic_options=False)
+    @app.route("/<path:_rest>", methods=methods, provide_automatic_options=False)
+    def handle(_rest: str) -> Response:
+        status, payload = endpoint.answer(request.method, request.path, request.headers, request.get_data())
+        return reply(status, payload, endpoint.allow(request.path) if status == 405 else None)
 
-    for path in endpoint.routes:
-        route(path)
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(_exc: RequestEntityTooLarge) -> Response:
+        return reply(413, _error_body("body_too_large", f"request body over {MAX_REQUEST_BYTES} bytes"))
+
+    @app.errorhandler(InternalServerError)
+    def failed(_exc: InternalServerError) -> Response:
+        # Flask has logged the bot's exception already.
+        return reply(500, _error_body("internal_error", "the bot failed to answer"))
+
     return app
-
-
-class _Headers(dict[str, str]):
-    """Request headers keyed by lower-case name (HTTP header names are case-insensitive)."""
-
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        """The header `name` in any spelling, or `default`."""
-        return super().get(name.lower(), default)
 
 
 _local = threading.local()
@@ -271,181 +308,165 @@ def client_address() -> tuple[str, int] | None:
     return getattr(_local, "client_address", None)
 
 
-class KeepAliveHandler(BaseHTTPRequestHandler):
-    """Serves a bot over HTTP/1.1 with keep-alive (werkzeug's server closes every connection).
+class BotRequestHandler(BaseHTTPRequestHandler):
+    """Answers the requests of one connection, one after the other, with `server.endpoint`.
 
-    The harness reuses one connection per bot for a whole match; reconnecting per move would
-    cost more than the rest of its per-decision overhead. Protocol routes go straight to the
-    bot's `BotEndpoint`; anything else (404s, 405s) to the WSGI app. Request bodies must carry
-    a Content-Length (every HTTP client sends one for a JSON body); idle connections close after
-    `timeout` seconds.
+    A request body needs a Content-Length of at most MAX_REQUEST_BYTES (every HTTP client sends
+    one for a JSON body). A request the server cannot frame or will not read is answered with a
+    JSON error (`{"code", "message"}`) and its connection closed, so a body left unread is never
+    taken for the next request. Idle connections close after `timeout` seconds.
     """
 
     protocol_version = "HTTP/1.1"
     timeout = 60
-    # Each answer goes out in one write; with Nagle on, a second write (the body after the
-    # headers) would wait for the client's delayed ACK (~40 ms per request).
+    # TCP_NODELAY: an answer never waits for the client's (delayed) ACK of the previous one.
     disable_nagle_algorithm = True
-    server: KeepAliveServer
-    MAX_HEADERS = 100
+    # socketserver.StreamRequestHandler's buffer size for wfile (0, unbuffered, by default): with a
+    # buffer, status line, headers and body go out in one send when the stdlib flushes wfile after
+    # each request; unbuffered, the headers and the body would be two sends.
+    wbufsize = 64 * 1024
+    server: BotHTTPServer
+    _date: tuple[int, str] = (0, "")  # (unix second, its Date header value), shared by all handlers
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
         """Quiet: a bot logs through `logging` if it wants to."""
 
-    def parse_request(self) -> bool:
-        """Parse the request line and headers (plain lines: the stdlib's email parser costs ~0.2 ms)."""
-        self.command = None  # type: ignore[assignment]
-        self.request_version = self.default_request_version
-        self.close_connection = True
-        self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
-        words = self.requestline.split()
-        if len(words) != 3 or words[2] not in ("HTTP/1.0", "HTTP/1.1"):
-            self.send_error(400, "Bad request line")
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The `Date` header's value: formatted once a second rather than for every answer (~10 us)."""
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        second = int(time.time())
+        cached = BotRequestHandler._date
+        if cached[0] != second:
+            cached = BotRequestHandler._date = (second, super().date_time_string(second))
+        return cached[1]
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib's own refusals (bad request line, headers too large, unknown method) as JSON."""
+        status = HTTPStatus(code)
+        self._refuse(code, status.name.lower(), message or status.phrase)
+
+    def handle_expect_100(self) -> bool:
+        """`Expect: 100-continue`: refuse a body we would refuse before it is sent, else continue."""
+        if self._body_length(drain=False) is None:
             return False
-        self.command, self.path, self.request_version = words
-        headers = _Headers()
-        while True:
-            line = self.rfile.readline(65537)
-            if len(line) > 65536 or len(headers) >= self.MAX_HEADERS:
-                self.send_error(431, "Request header fields too large")
-                return False
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, colon, value = line.decode("iso-8859-1").partition(":")
-            key = name.lower()
-            # A repeated framing header is how requests get smuggled past proxies: refuse it.
-            if (
-                not colon
-                or not name
-                or name != name.strip()
-                or (key in headers and key in ("content-length", "transfer-encoding", "host"))
-            ):
-                self.send_error(400, "Bad header line")
-                return False
-            headers[key] = value.strip() if key not in headers else f"{headers[key]}, {value.strip()}"
-        self.headers = headers  # type: ignore[assignment]
-        connection = headers.get("Connection", "").lower()
-        if self.request_version == "HTTP/1.1":
-            self.close_connection = connection == "close"
-        else:
-            self.close_connection = connection != "keep-alive"
-        if headers.get("Expect", "").lower() == "100-continue":
-            return self.handle_expect_100()
+        super().handle_expect_100()
+        self.wfile.flush()  # the client waits for the 100 before it sends the body
         return True
 
-    def handle_one_request_body(self) -> None:
-        """Answer one request: the bot's endpoint for protocol routes, the WSGI app otherwise."""
-        length_header = self.headers.get("Content-Length")
-        if self.headers.get("Transfer-Encoding") or (
-            length_header is not None and not length_header.isdigit()
-        ):
-            self._plain(411, b"a request body needs a Content-Length")
-            return
-        length = int(length_header or 0)
-        if length > MAX_REQUEST_BYTES:
-            self._plain(413, b"request body too large")
+    def _handle(self) -> None:
+        """Answer one request, whatever its method: the endpoint routes by method and path."""
+        length = self._body_length(drain=True)
+        if length is None:
             return
         body = self.rfile.read(length) if length else b""
-        path, _, query = self.path.partition("?")
-        _local.client_address = self.client_address
+        if len(body) < length:  # the client closed in the middle of its body: no one to answer
+            self.close_connection = True
+            return
+        path = self.path.partition("?")[0]
         endpoint = self.server.endpoint
+        _local.client_address = self.client_address
         try:
-            answer = (
-                None if endpoint is None or query else endpoint.answer(self.command, path, self.headers, body)
-            )
+            status, payload = endpoint.answer(self.command, path, self.headers, body)
         except Exception:
-            # As Flask does: a bug in the bot is its 500, not a dropped connection.
-            log.exception(
-                "bot %s failed on %s %s", endpoint.bot.name if endpoint else "?", self.command, path
-            )
-            answer = 500, _error_body("internal_error", "the bot failed to answer")
-        if answer is not None:
-            status, payload = answer
-            data = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
-            self._send(status, [("Content-Type", "application/json")], data)
-        else:
-            self._wsgi(path, query, body)
+            # As a WSGI framework does: a bug in the bot is its 500, not a dropped connection.
+            log.exception("bot %s failed on %s %s", endpoint.bot.name, self.command, path)
+            status, payload = 500, _error_body("internal_error", "the bot failed to answer")
+        self._send_json(status, payload, endpoint.allow(path) if status == 405 else None)
 
-    def _wsgi(self, path: str, query: str, body: bytes) -> None:
-        environ: dict[str, Any] = {
-            "REQUEST_METHOD": self.command,
-            "SCRIPT_NAME": "",
-            "PATH_INFO": unquote(path),
-            "QUERY_STRING": query,
-            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-            "CONTENT_LENGTH": str(len(body)),
-            "SERVER_NAME": self.server.server_address[0],
-            "SERVER_PORT": str(self.server.server_address[1]),
-            "SERVER_PROTOCOL": self.request_version,
-            "REMOTE_ADDR": self.client_address[0],
-            "REMOTE_PORT": str(self.client_address[1]),
-            "wsgi.version": (1, 0),
-            "wsgi.url_scheme": "http",
-            "wsgi.input": io.BytesIO(body),
-            "wsgi.errors": sys.stderr,
-            "wsgi.multithread": True,
-            "wsgi.multiprocess": False,
-            "wsgi.run_once": False,
-        }
-        for name, value in self.headers.items():
-            key = name.upper().replace("-", "_")
-            if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-                environ[f"HTTP_{key}"] = value
-        started: list[Any] = []
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _handle
 
-        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            started[:] = [status, headers]
-            return lambda data: None  # the legacy write() callable; Flask never uses it
+    def _body_length(self, drain: bool) -> int | None:
+        """The request body's Content-Length; None once the request is refused (and answered)."""
+        headers = self.headers
+        if headers.defects:
+            # The stdlib's parser ends the header section at a line that is not a header: what
+            # follows it (a Content-Length, say) would go unseen.
+            self._refuse(400, "bad_request", "malformed header line")
+            return None
+        names = [name.lower() for name in headers.keys()]
+        if "transfer-encoding" in names:
+            self._refuse(411, "length_required", "a request body needs a Content-Length")
+            return None
+        if names.count("content-length") > 1 or names.count("host") > 1:
+            # A repeated framing header is how requests get smuggled past proxies: refuse it.
+            self._refuse(400, "bad_request", "repeated Content-Length or Host header")
+            return None
+        declared = (headers.get("Content-Length") or "0").strip()
+        if not (declared.isascii() and declared.isdigit()):
+            self._refuse(411, "length_required", "Content-Length must be a number of bytes")
+            return None
+        length = int(declared) if len(declared) <= 15 else MAX_DRAIN_BYTES + 1
+        if length > MAX_REQUEST_BYTES:
+            self._refuse(413, "body_too_large", f"request body over {MAX_REQUEST_BYTES} bytes")
+            if drain:
+                self._discard(length)
+            return None
+        return length
 
-        result = self.server.app(environ, start_response)
+    def _discard(self, length: int) -> None:
+        """Read and drop a refused body (bounded in size and time): the client then reads the
+        answer instead of a reset, which closing on unread data would send it."""
+        if length > MAX_DRAIN_BYTES:
+            return
+        self.wfile.flush()
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
         try:
-            payload = b"".join(result)
-        finally:
-            if hasattr(result, "close"):
-                result.close()
-        status, headers = started
-        self._send(int(status.partition(" ")[0]), headers, payload)
+            while length > 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self.request.settimeout(remaining)
+                chunk = self.rfile.read1(min(length, 64 * 1024))
+                if not chunk:
+                    return
+                length -= len(chunk)
+        except OSError:  # a timeout or a reset: the connection closes anyway
+            return
 
-    def _send(self, code: int, headers: list[tuple[str, str]], payload: bytes) -> None:
-        self.send_response(code)
-        for name, value in headers:
-            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(payload)))
+    def _refuse(self, status: int, code: str, message: str) -> None:
+        self.close_connection = True
+        self._send_json(status, _error_body(code, message))
+
+    def _send_json(self, status: int, payload: Any, allow: str | None = None) -> None:
+        data = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if allow is not None:
+            self.send_header("Allow", allow)
         if self.close_connection:
             self.send_header("Connection", "close")
-        # Headers and body in one write (one segment, one wake-up of the client).
-        self._headers_buffer.append(b"\r\n")
+        elif self.request_version == "HTTP/1.0":
+            self.send_header("Connection", "keep-alive")  # an HTTP/1.0 client keeps it only if told
+        self.end_headers()
         if self.command != "HEAD":
-            self._headers_buffer.append(payload)
-        self.flush_headers()
-
-    def _plain(self, code: int, text: bytes) -> None:
-        self.close_connection = True
-        self._send(code, [("Content-Type", "text/plain")], text)
-
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = handle_one_request_body  # noqa: N815
+            self.wfile.write(data)
 
 
-class KeepAliveServer(ThreadingHTTPServer):
-    """A threaded HTTP server for one WSGI app (a thread per connection)."""
+class BotHTTPServer(ThreadingHTTPServer):
+    """A threaded HTTP server (a daemon thread per connection) for one bot's endpoint."""
 
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], app: Any, endpoint: BotEndpoint | None = None) -> None:
-        self.app = app
+    def __init__(self, address: tuple[str, int], endpoint: BotEndpoint) -> None:
         self.endpoint = endpoint
-        super().__init__(address, KeepAliveHandler)
+        super().__init__(address, BotRequestHandler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up is routine (the harness drops a connection at a move's deadline);
+        any other failure outside the bot's hooks is logged (the stdlib prints it to stderr)."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        log.exception("bot %s: connection from %s failed", self.endpoint.bot.name, client_address)
 
 
-class KeepAliveServer6(KeepAliveServer):
+class BotHTTPServer6(BotHTTPServer):
     """The same on an IPv6 address."""
 
     address_family = socket.AF_INET6
 
 
 class BotServer:
-    """A bot served on a background thread (threaded, keep-alive HTTP); `port=0` picks a free port."""
+    """A bot served on a background thread (threaded, keep-alive HTTP/1.1); `port=0` picks a free port."""
 
     def __init__(
         self,
@@ -455,9 +476,8 @@ class BotServer:
         port: int = 0,
         tolerance_s: int = DEFAULT_TOLERANCE_S,
     ) -> None:
-        server_class = KeepAliveServer6 if ":" in host else KeepAliveServer
-        app = create_app(bot, secret, tolerance_s)
-        self.server = server_class((host, port), app, BotEndpoint(bot, secret, tolerance_s))
+        server_class = BotHTTPServer6 if ":" in host else BotHTTPServer
+        self.server = server_class((host, port), BotEndpoint(bot, secret, tolerance_s))
         self.host = host
         self.port = int(self.server.server_address[1])
         self._thread = threading.Thread(target=self.server.serve_forever, name=f"bot-{bot.name}", daemon=True)

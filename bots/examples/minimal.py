@@ -1,16 +1,17 @@
 """A complete bot in ten lines: always the lowest-numbered card on offer, else the first legal move."""
 
 import sys
+from typing import Any
 
 from bots.sdk import serve
 
 
-def rank(move):
+def rank(move: dict[str, Any]) -> int:
     """The number on the move's card (moves without a card rank last)."""
     return int(move.get("card", "x-99").rsplit("-", 1)[1].rstrip("abc"))
 
 
-def choose(view, legal_moves):
+def choose(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
     """The legal move with the lowest-numbered card."""
     return min(legal_moves, key=rank)
 
