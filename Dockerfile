@@ -12,6 +12,7 @@ WORKDIR /app
 # Dependencies first so that a code change does not reinstall them.
 COPY pyproject.toml README.md ./
 COPY games ./games
+COPY core ./core
 COPY api ./api
 COPY harness ./harness
 COPY bots ./bots

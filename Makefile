@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint openapi bench clean
+.PHONY: run test test-fast lint openapi bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || ($(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV))
@@ -16,8 +16,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) -m harness.cli run $(ARGS)
 
-test: $(STAMP) $(CHROMIUM)
+# The checks first (style, types, the import contract), then the whole suite.
+test: lint $(CHROMIUM)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Quick feedback: the checks and the unit tests (no browser, no worker processes).
+test-fast: lint
+	$(PY) -m pytest -q -x tests/games tests/api -m "not slow" $(PYTEST_ARGS)
 
 # The browser tests (tests/ops/test_web.py) drive Debian's Chromium through playwright; never a
 # downloaded browser. Without root we can only say what to install (the tests then fail, not skip).
@@ -27,8 +32,10 @@ $(CHROMIUM):
 	else echo "tests/ops needs Debian's chromium: sudo apt-get install -y chromium"; fi
 
 lint: $(STAMP)
-	$(PY) -m ruff check games api harness bots tests bench
+	$(PY) -m ruff check games core api harness bots tests bench
+	$(PY) -m ruff format --check games core api harness bots tests bench
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 openapi: $(STAMP)
 	$(PY) -m api.openapi_gen openapi.yaml

@@ -1,33 +1,29 @@
 """The Flask app factory: configuration, error handling, the OpenAPI machinery and blueprints.
 
-Other parts of the platform add endpoints by writing a module named in `EXTRA_BLUEPRINT_MODULES`
-that exposes either ``blp`` (a `flask_smorest.Blueprint`) or ``register(api, app)``; a module
-that does not exist yet is skipped, one that fails to import is an error.
+Every endpoint module is imported here and registered in `create_app` by its
+``register(api, app)`` (the games blueprint directly): the list of parts is this file's imports.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import redis
-from flask import Flask, Response, jsonify
+from flask import Flask
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from api.errors import ServiceError
-from api.repository import GameRepository
+from api import bots_api, fast_moves, games_api, ops, tournaments_api, web
+from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
-from api.service import GameService
+from core.repository import GameRepository
+from core.service import GameService
 
 log = logging.getLogger("trickarena.api")
 
-EXTRA_BLUEPRINT_MODULES: tuple[str, ...] = ("api.bots_api", "api.tournaments_api", "api.ops", "api.web")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_VERSION = "1.0.0"
 
@@ -57,84 +53,6 @@ class TrickArenaApi(Api):
     def handle_http_exception(self, error: HTTPException) -> Any:
         """Render every HTTP error (routing, size, webargs validation) as the standard error JSON."""
         return http_error_response(error)
-
-
-def _code_name(error: HTTPException) -> str:
-    return (error.name or "error").lower().replace(" ", "_").replace("'", "")
-
-
-def http_error_response(error: HTTPException) -> Response:
-    """The JSON error response for a werkzeug/webargs HTTP exception, keeping its headers (e.g. Allow)."""
-    status = error.code or 500
-    data = getattr(error, "data", None) or {}
-    body: dict[str, Any] = {"code": _code_name(error), "message": error.description or error.name}
-    messages = data.get("messages")
-    if messages is not None:
-        # webargs: invalid JSON arrives as a 400, field errors as a 422; both are 422 here.
-        status = 422
-        flat = (
-            {loc: errs for loc, errs in messages.items()} if isinstance(messages, dict) else {"_": messages}
-        )
-        json_errors = flat.get("json")
-        if isinstance(json_errors, list) and any("Invalid JSON" in str(m) for m in json_errors):
-            body = {"code": "invalid_json", "message": "the request body is not valid JSON"}
-        else:
-            body = {"code": "validation_error", "message": "the request has invalid fields", "details": flat}
-    elif status == 413:
-        body = {"code": "body_too_large", "message": "the request body is larger than the server accepts"}
-    response = jsonify(body)
-    response.status_code = status
-    if status != 422:
-        for name, value in error.get_headers():
-            if name.lower() != "content-type":
-                response.headers[name] = value
-    for name, value in (data.get("headers") or {}).items():
-        response.headers[name] = value
-    return response
-
-
-ErrorParts = tuple[int, dict[str, Any], dict[str, str]]
-
-
-def service_error_parts(error: ServiceError) -> ErrorParts:
-    """Status, JSON body and extra headers of a service error's response (Flask or the fast path)."""
-    headers = {"WWW-Authenticate": 'Bearer realm="trick-arena"'} if error.status == 401 else {}
-    return error.status, error.to_dict(), headers
-
-
-def storage_unavailable_parts(error: Exception) -> ErrorParts:
-    """The 503 answered while Redis is unreachable (the client should retry)."""
-    log.warning("redis unavailable: %r", error)
-    body = {"code": "storage_unavailable", "message": "the game store is unreachable; retry"}
-    return 503, body, {"Retry-After": "1"}
-
-
-def unexpected_error_parts(error: Exception) -> ErrorParts:
-    """The 500 of a bug: logged with its traceback, answered without details."""
-    log.exception("unhandled error", exc_info=error)
-    return 500, {"code": "internal_error", "message": "an unexpected error occurred; it has been logged"}, {}
-
-
-def error_parts(error: Exception) -> ErrorParts:
-    """Status, JSON body and extra headers answering an exception raised while serving a request.
-
-    The one place that maps exceptions to answers, for Flask's error handler and the postMove
-    fast path alike: service errors as they say, Redis outages 503, anything else a logged 500.
-    """
-    if isinstance(error, ServiceError):
-        return service_error_parts(error)
-    if isinstance(error, (redis.ConnectionError, redis.TimeoutError)):
-        return storage_unavailable_parts(error)
-    return unexpected_error_parts(error)
-
-
-def _json_response(parts: ErrorParts) -> Response:
-    status, body, headers = parts
-    response = jsonify(body)
-    response.status_code = status
-    for name, value in headers.items():
-        response.headers[name] = value
-    return response
 
 
 def _config_from_env() -> dict[str, Any]:
@@ -197,43 +115,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         },
     )
 
-    from api import games_api
-
     api.register_blueprint(games_api.blp)
-    for module_name in EXTRA_BLUEPRINT_MODULES:
-        _register_optional(module_name, api, app)
+    for module in (bots_api, tournaments_api, ops, web):
+        module.register(api, app)
 
-    app.register_error_handler(Exception, _error_response)
+    app.register_error_handler(Exception, error_response)
     app.extensions["trickarena.api"] = api
-
-    from api import fast_moves
 
     fast_moves.install(app)
     return app
-
-
-def _register_optional(module_name: str, api: Api, app: Flask) -> None:
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return
-        raise
-    if hasattr(module, "register"):
-        module.register(api, app)
-    else:
-        api.register_blueprint(module.blp)
-
-
-def _error_response(error: Exception) -> Response:
-    if isinstance(error, HTTPException):
-        return http_error_response(error)
-    return _json_response(error_parts(error))
-
-
-def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, Any]]) -> None:
-    """Add a section (e.g. "workers") to getHealth; `check` returns a JSON dict with an `ok` flag."""
-    app.extensions["trickarena.health"][name] = check
 
 
 def spec_options() -> dict[str, Any]:

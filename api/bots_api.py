@@ -1,10 +1,10 @@
 """The bots blueprint: submit, list, read, update and delete bots (HTTP around `BotRegistry`).
 
-Registered by the app factory through `register(api, app)` (see `api.app.EXTRA_BLUEPRINT_MODULES`).
+Registered by the app factory (`api.app.create_app`) through `register(api, app)`.
 Tests may pass ``TRICKARENA_BOT_REGISTRY`` (a ready `BotRegistry`) in the app config; otherwise
 the registry shares the games repository's Redis client and key prefix, and the outbound address
 policy comes from ``TRICKARENA_ALLOWED_NETWORKS`` (app config first, then the environment; see
-`harness.outbound`).
+`core.outbound`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from flask import Flask, Response, current_app, jsonify
 from flask_smorest import Api, Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api import errors
 from api.blueprint_util import ErrorDocs
-from api.bot_registry import BotNotFound, BotRegistry
 from api.games_api import bearer_token
 from bots.protocol import register_protocol_schemas
-from harness.outbound import ALLOWED_NETWORKS_ENV, AddressPolicy
+from core import errors
+from core.bot_registry import BotNotFound, BotRegistry
+from core.outbound import ALLOWED_NETWORKS_ENV, AddressPolicy
 
 blp = Blueprint("bots", __name__, description="Bots: submit an HTTP bot, list, read, update, delete.")
 

@@ -20,7 +20,7 @@ import orjson
 from flask import Flask
 from werkzeug.http import HTTP_STATUS_CODES
 
-from api.app import error_parts
+from api.error_answers import error_parts
 from api.games_api import make_move, version_headers
 from api.schemas import GAME_ID_PATTERN
 

@@ -11,7 +11,6 @@ import orjson
 from flask import Response, current_app, jsonify, request, stream_with_context
 from flask_smorest import Blueprint
 
-from api import errors
 from api.blueprint_util import ErrorDocs, header_parameter
 from api.schemas import (
     MAX_SEED,
@@ -29,7 +28,8 @@ from api.schemas import (
     StreamQuerySchema,
     ref,
 )
-from api.service import GameService
+from core import errors
+from core.service import GameService
 from games.registry import GAMES
 
 blp = Blueprint("games", __name__, description="Games: create, join, view, move, events, replay.")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from gunicorn.glogging import Logger  # type: ignore[import-untyped]
 
-from api.ops import LOG_FORMAT_ENV, JsonFormatter
+from core.telemetry import LOG_FORMAT_ENV, JsonFormatter
 
 if TYPE_CHECKING:
     from gunicorn.config import Config  # type: ignore[import-untyped]

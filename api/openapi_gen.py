@@ -8,7 +8,8 @@ from typing import Any
 
 import yaml
 
-from api.repository import GameRepository
+from api.app import create_app
+from core.repository import GameRepository
 
 
 class _NoRedis:
@@ -21,7 +22,6 @@ class _NoRedis:
 
 def spec_dict() -> dict[str, Any]:
     """The OpenAPI document as a dict, built by the real app factory (no Redis needed)."""
-    from api.app import create_app
 
     repository = GameRepository(_NoRedis(), prefix="spec:")  # type: ignore[arg-type]
     app = create_app({"TRICKARENA_REPOSITORY": repository})

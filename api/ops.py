@@ -16,42 +16,37 @@ healthy API, which must stay in service).
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import json
 import logging
 import os
 import sys
 import time
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
-import orjson
 import redis
 from flask import Flask, Response, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
-from prometheus_client.utils import floatToGoString
+
+from core.telemetry import (
+    BOT_LATENCY_BUCKETS,
+    DEFAULT_QUEUE,
+    LOG_CONTEXT,
+    METRICS_KEY,
+    QUEUE_ENV,
+    bucket_label,
+    configure_logging,
+)
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
-LOG_FORMAT_ENV = "TRICKARENA_LOG_FORMAT"
-QUEUE_ENV = "TRICKARENA_QUEUE"
-DEFAULT_QUEUE = "trickarena"
 REQUEST_ID_HEADER = "X-Request-ID"
 REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
-METRICS_KEY = "metrics"  # under the key prefix: a hash of platform-wide counters
-# Upper bounds (seconds) of the bot decision-time histogram; a bot's deadline is 1 s by default.
-BOT_LATENCY_BUCKETS: tuple[float, ...] = (
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-)  # fmt: skip
+
 
 log = logging.getLogger("trickarena.access")
 
-# Fields that a log line carries from its context (set per request, or per match by the worker).
-_context: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
-    "trickarena_log_context", default=None
-)
 
 HTTP_REQUESTS = Counter(
     "trickarena_http_requests_total", "HTTP requests served", ["endpoint", "method", "status"]
@@ -63,96 +58,6 @@ HTTP_LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
 )
 API_MOVES = Counter("trickarena_api_moves_total", "Moves applied through postMove")
-
-
-# -- logs ---------------------------------------------------------------------------------------
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, context ids and `extra` fields."""
-
-    _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
-
-    def format(self, record: logging.LogRecord) -> str:
-        """Render `record` as a single JSON line."""
-        out: dict[str, Any] = {
-            "ts": round(record.created, 3),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        out.update(_context.get() or {})
-        for key, value in vars(record).items():
-            if key not in self._STANDARD and not key.startswith("_"):
-                out[key] = value
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        try:
-            # orjson: every API request writes one of these lines when JSON logs are on.
-            return orjson.dumps(out, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
-        except TypeError:  # what orjson refuses (ints beyond 64 bits, lone surrogates)
-            return json.dumps(out, default=str, separators=(",", ":"))
-
-
-def configure_logging(fmt: str | None = None, level: int = logging.INFO) -> None:
-    """Install the JSON (or plain) formatter on the root logger once; `fmt` defaults to the env."""
-    fmt = fmt or os.environ.get(LOG_FORMAT_ENV)
-    if not fmt:
-        return  # leave logging as the host (pytest, an embedding app) configured it
-    root = logging.getLogger()
-    if any(getattr(h, "_trickarena", False) for h in root.handlers):
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    plain = logging.Formatter("%(levelname)s %(name)s %(message)s")
-    handler.setFormatter(JsonFormatter() if fmt == "json" else plain)
-    handler._trickarena = True  # type: ignore[attr-defined]
-    root.addHandler(handler)
-    root.setLevel(level)
-
-
-@contextlib.contextmanager
-def log_context(**fields: Any) -> Iterator[None]:
-    """Add fields (e.g. match_id, tournament_id) to every log line written inside the block."""
-    token = _context.set({**(_context.get() or {}), **{k: v for k, v in fields.items() if v is not None}})
-    try:
-        yield
-    finally:
-        _context.reset(token)
-
-
-# -- worker-side counters in Redis --------------------------------------------------------------
-def latency_bucket(seconds: float) -> int:
-    """Index of the bot-latency bucket `seconds` falls in (`len(BOT_LATENCY_BUCKETS)` is +Inf)."""
-    return bisect_left(BOT_LATENCY_BUCKETS, seconds)
-
-
-def _bucket_label(index: int) -> str:
-    return floatToGoString(BOT_LATENCY_BUCKETS[index]) if index < len(BOT_LATENCY_BUCKETS) else "+Inf"
-
-
-def record_match(client: redis.Redis, prefix: str, game: str, record: Mapping[str, Any]) -> None:
-    """Count one recorded match (moves, bot decision times, faults by code) in the Redis metrics hash.
-
-    Decision times arrive as `record["bot_latency"]`: per-bucket counts of the match's /move calls
-    (not cumulative; indexed like `latency_bucket`) and their sum. They are stored per bucket
-    bound, not per index, so that changing the bounds later never mixes two histograms.
-    """
-    timing = record.get("timing") or {}
-    # `decisions` covers the whole match; `timing` only the run that finished it (after a resume).
-    decisions = int(record.get("decisions", timing.get("decisions", 0)))
-    pipe = client.pipeline(transaction=False)
-    key = f"{prefix}{METRICS_KEY}"
-    pipe.hincrby(key, f"matches|{game}", 1)
-    pipe.hincrby(key, f"moves|{game}", decisions)
-    latency = record.get("bot_latency") or {}
-    counts: Sequence[int] = latency.get("counts") or ()
-    for index, count in enumerate(counts[: len(BOT_LATENCY_BUCKETS) + 1]):
-        if count:
-            pipe.hincrby(key, f"bot_latency|{game}|{_bucket_label(index)}", int(count))
-    if counts:
-        pipe.hincrbyfloat(key, f"bot_latency_sum|{game}", float(latency.get("sum_s", 0.0)))
-    for codes in record.get("fault_codes") or ():
-        for code, n in codes.items():
-            pipe.hincrby(key, f"faults|{game}|{code}", int(n))
-    pipe.execute()
 
 
 class PlatformCollector(Collector):
@@ -200,7 +105,7 @@ class PlatformCollector(Collector):
         for game, by_bound in sorted(buckets.items()):
             cumulative, running = [], 0.0
             for index in range(len(BOT_LATENCY_BUCKETS) + 1):
-                label = _bucket_label(index)
+                label = bucket_label(index)
                 running += by_bound.get(label, 0.0)
                 cumulative.append((label, running))
             bot_latency.add_metric([game], cumulative, sums.get(game, 0.0))
@@ -274,7 +179,7 @@ class RequestRecorder:
         rid = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else os.urandom(16).hex()
         environ["trickarena.request_id"] = rid
         environ["trickarena.started"] = time.perf_counter()
-        environ["trickarena.log_token"] = _context.set({"request_id": rid})
+        environ["trickarena.log_token"] = LOG_CONTEXT.set({"request_id": rid})
         return rid
 
     def finish(
@@ -335,12 +240,16 @@ class RequestRecorder:
         token = environ.pop("trickarena.log_token", None)
         if token is not None:
             with contextlib.suppress(ValueError):
-                _context.reset(token)
+                LOG_CONTEXT.reset(token)
+
+
+def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, Any]]) -> None:
+    """Add a section (e.g. "workers") to getHealth; `check` returns a JSON dict with an `ok` flag."""
+    app.extensions["trickarena.health"][name] = check
 
 
 def init_app(app: Flask) -> None:
     """Request ids, JSON access logs, request metrics, `/metrics`, and the workers section of getHealth."""
-    from api.app import register_health_check
 
     configure_logging()
     service = app.extensions["trickarena.service"]

@@ -1,6 +1,6 @@
 """The tournaments and leagues blueprint: HTTP around `harness.tournaments` (no logic lives here).
 
-Registered by the app factory through `register(api, app)` (see `api.app.EXTRA_BLUEPRINT_MODULES`).
+Registered by the app factory (`api.app.create_app`) through `register(api, app)`.
 The harness context shares the games repository's Redis client and key prefix and the bots
 registry; matches are queued on RQ queue ``TRICKARENA_QUEUE`` (app config, then environment,
 default ``trickarena``) where `trickarena worker` processes pick them up.
@@ -16,9 +16,9 @@ from flask import Flask, Response, current_app, jsonify
 from flask_smorest import Api, Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api import errors
 from api.blueprint_util import ErrorDocs
 from api.games_api import bearer_token
+from core import errors
 from harness import tournaments as ops
 from harness.runner import HarnessContext
 from harness.store import HarnessStore
@@ -497,7 +497,7 @@ def register(api: Api, app: Flask) -> None:
         repository = service.repository
         bots = app.extensions.get("trickarena.bots")
         if bots is None:
-            from api.bot_registry import BotRegistry
+            from core.bot_registry import BotRegistry
 
             bots = BotRegistry(repository.client, prefix=repository.prefix)
         queue = app.config.get("TRICKARENA_QUEUE") or os.environ.get("TRICKARENA_QUEUE", "trickarena")

@@ -355,8 +355,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import redis
 
-    from api.redis_server import ensure_redis
-    from api.repository import GameRepository
+    from core.redis_server import ensure_redis
+    from core.repository import GameRepository
 
     handle = ensure_redis()
     url = f"{handle.url.rsplit('/', 1)[0]}/{BENCH_DB}"

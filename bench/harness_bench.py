@@ -45,8 +45,8 @@ from rq import Queue, Worker
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from api.redis_server import ensure_redis  # noqa: E402
 from bench.procfs import cpu_seconds  # noqa: E402
+from core.redis_server import ensure_redis  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 from harness.tournaments import create_tournament, get_tournament  # noqa: E402
 

@@ -65,15 +65,23 @@ def cycle_us(mode: str, url: str) -> float:
 def pieces(number: int = 20000) -> dict[str, float]:
     """Microseconds per call of each piece of the hooks (median of 3 x best-of-3)."""
     from api import ops
+    from core import telemetry
 
     log = logging.getLogger("trickarena.bench.access")
     log.propagate = False
     log.setLevel(logging.INFO)
     handler = logging.StreamHandler(io.StringIO())
-    handler.setFormatter(ops.JsonFormatter())
+    handler.setFormatter(telemetry.JsonFormatter())
     log.addHandler(handler)
-    fields = {"method": "GET", "path": "/games/ab", "endpoint": "/games/<game_id:game_id>", "status": 200,
-              "duration_ms": 1.0, "game_id": "ab", "tournament_id": None}
+    fields = {
+        "method": "GET",
+        "path": "/games/ab",
+        "endpoint": "/games/<game_id:game_id>",
+        "status": 200,
+        "duration_ms": 1.0,
+        "game_id": "ab",
+        "tournament_id": None,
+    }
     route = "/games/<game_id:game_id>"
     cases = {
         "counter inc (labels)": lambda: ops.HTTP_REQUESTS.labels(route, "GET", "200").inc(),
@@ -100,8 +108,12 @@ def main() -> None:
     results: dict[str, list[float]] = {mode: [] for mode in MODES}
     for _ in range(3):  # interleaved, so a burst of load elsewhere hits every mode alike
         for mode in MODES:
-            done = subprocess.run([sys.executable, __file__, "--mode", mode, "--redis-url", args.redis_url],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, __file__, "--mode", mode, "--redis-url", args.redis_url],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             results[mode].append(float(done.stdout.strip().splitlines()[-1]))
     base = statistics.median(results["without"])
     for mode, values in results.items():

@@ -38,8 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from api.redis_server import ensure_redis  # noqa: E402
 from bench.harness_bench import run_once, start_bots, tear_down  # noqa: E402
+from core.redis_server import ensure_redis  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 
 TRACEFS = Path("/sys/kernel/tracing")

@@ -2,7 +2,7 @@
 
 Every failure is turned into a fault code (`bots.protocol.FaultCode`) instead of an exception,
 so the match runner can play a fallback move and carry on. The outbound rules (http/https only,
-pinned DNS, address policy, no redirects, bounded size and time) live in `harness.outbound`.
+pinned DNS, address policy, no redirects, bounded size and time) live in `core.outbound`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from bots.policy import move_key
 from bots.protocol import FaultCode
-from harness.outbound import AddressPolicy, BotSession, OutboundError
+from core.outbound import AddressPolicy, BotSession, OutboundError
 
 NOTIFY_TIMEOUT_S = 2.0  # /start and /end answers are ignored; don't wait long for them
 

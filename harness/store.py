@@ -13,7 +13,7 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 - ``l:index``, ``l:<lid>`` (hash: spec, status, next_round, next_at), ``l:<lid>:members``
   (hash bot -> joined_at), ``l:<lid>:ratings`` (hash bot -> rating JSON), ``l:<lid>:round:<n>``
   (the round's tournament id, SETNX so a round is created once), ``l:<lid>:rounds`` (list);
-Bots live in the bots engineer's registry (`api.bot_registry.BotRegistry`, ``bot:<id>``).
+Bots live in the bots engineer's registry (`core.bot_registry.BotRegistry`, ``bot:<id>``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tournament and league operations (plain Python; the API blueprint and the CLI call these).
 
-Every function either succeeds or raises an `api.errors.ServiceError` having written nothing.
-Queueing goes through `harness.jobs` (RQ); this module only decides and stores.
+Every function either succeeds or raises an `core.errors.ServiceError` having written nothing.
+Queueing goes through `harness.queueing` (RQ); this module only decides and stores.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any, cast
 
 from croniter import croniter  # type: ignore[import-untyped]
 
-from api import errors
-from api.bot_registry import BotDeleted, BotNotFound, owner_digest
+from core import errors
+from core.bot_registry import BotDeleted, BotNotFound, owner_digest
 from games.base import GameError
 from games.registry import get_game
+from harness import queueing
 from harness.ratings import Rating
 from harness.runner import HarnessContext, is_cooperative
 from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, make_schedule, schedule_size
@@ -146,12 +147,10 @@ def create_tournament(
     if not ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches], owner_digest(owner_key)):
         raise errors.Conflict(f"tournament {tid!r} already exists", code="tournament_exists")
     if enqueue:
-        from harness import jobs
-
         if start_at is not None and start_at > datetime.now(UTC):
-            jobs.schedule_start(ctx, tid, start_at)
+            queueing.schedule_start(ctx, tid, start_at)
         else:
-            jobs.enqueue_matches(ctx, tid, range(len(matches)))
+            queueing.enqueue_matches(ctx, tid, range(len(matches)))
     return {**get_tournament(ctx, tid), "owner_key": owner_key}
 
 
@@ -415,9 +414,7 @@ def create_league(
     )
     ctx.store.client.zadd(ctx.store.key_for("league_index"), {lid: time.time()})
     if enqueue:
-        from harness import jobs
-
-        jobs.schedule_league_round(ctx, lid, 1, first)
+        queueing.schedule_league_round(ctx, lid, 1, first)
     return get_league(ctx, lid)
 
 
@@ -537,9 +534,7 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
     ctx.store.client.hset(
         ctx.store.key_for("league", lid), mapping={"next_round": round_no + 1, "next_at": nxt.isoformat()}
     )
-    from harness import jobs
-
-    jobs.schedule_league_round(ctx, lid, round_no + 1, nxt)
+    queueing.schedule_league_round(ctx, lid, round_no + 1, nxt)
     return tid if created else None
 
 

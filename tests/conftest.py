@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from api import ops
-from api.redis_server import RedisHandle, ensure_redis
+from core import telemetry
+from core.redis_server import RedisHandle, ensure_redis
 
 # Our own database number on a shared server; keys are further namespaced per session.
 TEST_DB = int(os.environ.get("TRICKARENA_TEST_DB", "13"))
@@ -50,7 +50,7 @@ def captured() -> Iterator[io.StringIO]:
     """JSON log lines of the trickarena loggers, as the JSON formatter writes them."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(ops.JsonFormatter())
+    handler.setFormatter(telemetry.JsonFormatter())
     logger = logging.getLogger("trickarena")
     old_level = logger.level
     logger.addHandler(handler)

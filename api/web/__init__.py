@@ -15,9 +15,13 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_from_directory
 
 from api.schemas import GAME_ID_PATTERN
-from api.service import GameService
+from core.errors import ServiceError
+from core.service import GameService
 from games.base import GameError
 from games.registry import get_game
+from harness import tournaments as t
+from harness.ratings import Rating, competitive_events, cooperative_events, rate
+from harness.runner import HarnessContext
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_FRAMES = 5000  # a finished game has a few hundred actions; this bounds a pathological one
@@ -33,7 +37,6 @@ def _service() -> GameService:
 
 def _context() -> Any:
     """The harness context on the app's Redis and key prefix (built once per app)."""
-    from harness.runner import HarnessContext
 
     ctx = current_app.extensions.get("trickarena.web.harness")
     if ctx is None:
@@ -96,7 +99,6 @@ def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
 @bp.get("/data/overview")
 def overview() -> Response:
     """Recent tournaments (with progress) and leagues."""
-    from harness import tournaments as t
 
     ctx = _context()
     rows = []
@@ -118,7 +120,6 @@ def overview() -> Response:
 
 def rating_history(results: list[dict[str, Any]], cooperative: bool, prior: dict[str, Any]) -> dict[str, Any]:
     """Each entrant's OpenSkill mu/ordinal after every rating event, in the order they were played."""
-    from harness.ratings import Rating, competitive_events, cooperative_events, rate
 
     ordered = sorted(results, key=lambda r: int(r["index"]))
     events = cooperative_events(ordered) if cooperative else competitive_events(ordered)
@@ -139,7 +140,6 @@ def rating_history(results: list[dict[str, Any]], cooperative: bool, prior: dict
 @bp.get("/data/tournaments/<tid>")
 def tournament_data(tid: str) -> Response:
     """Everything the tournament page shows, in one document."""
-    from harness import tournaments as t
 
     _check_id(tid)
     ctx = _context()
@@ -166,7 +166,6 @@ def tournament_data(tid: str) -> Response:
 @bp.get("/data/leagues/<lid>")
 def league_data(lid: str) -> Response:
     """The league, its combined standings and its rounds."""
-    from harness import tournaments as t
 
     _check_id(lid)
     ctx = _context()
@@ -183,12 +182,21 @@ def league_data(lid: str) -> Response:
         except t.TournamentNotFound:
             continue
         # Rounds in order, indices made unique across rounds: ratings carry over round to round.
-        combined += [{**r, "index": number * 1_000_000 + int(r["index"]),
-                      "deal": number * 1_000_000 + int(r["deal"])} for r in ctx.store.results(tid)]
+        combined += [
+            {**r, "index": number * 1_000_000 + int(r["index"]), "deal": number * 1_000_000 + int(r["deal"])}
+            for r in ctx.store.results(tid)
+        ]
     history = rating_history(combined, bool(standings.get("cooperative")), {})
     ids = list(dict.fromkeys([*info["members"], *(r["entrant"] for r in standings["rows"])]))
-    return jsonify({"league": info, "names": _names(ctx, ids), "standings": standings, "rounds": rounds,
-                    "history": history})
+    return jsonify(
+        {
+            "league": info,
+            "names": _names(ctx, ids),
+            "standings": standings,
+            "rounds": rounds,
+            "history": history,
+        }
+    )
 
 
 def _perspectives(seats: int, raw: str | None) -> list[int | None]:
@@ -217,7 +225,6 @@ def game_frames(gid: str) -> Response:
 
     if not re.fullmatch(GAME_ID_PATTERN.strip("^$"), gid):
         return _not_found(f"no game {gid}")
-    from api.errors import ServiceError
 
     try:
         replay = _service().replay(gid)

@@ -12,7 +12,7 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api.repository import GameRepository, StaleWrite
+from core.repository import GameRepository, StaleWrite
 from games.registry import get_game
 from tests.api.conftest import LiveServer, auth, create, make_app, tokens_of
 

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import redis
 
-from api.repository import ACTION_TAIL, GameRepository
+from core.repository import ACTION_TAIL, GameRepository
 
 GAME_ID = "00000000000000bb"
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from api import errors
-from api.repository import GameRepository
-from api.service import GameService
+from core import errors
+from core.repository import GameRepository
+from core.service import GameService
 
 
 @pytest.fixture()

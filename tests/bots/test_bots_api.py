@@ -12,11 +12,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.bot_registry import BotRegistry
 from bots.bundled import make_bot
 from bots.protocol import sign
 from bots.sdk import Bot, BotServer, FunctionBot
-from harness.outbound import AddressPolicy, BotSession, parse_networks
+from core.bot_registry import BotRegistry
+from core.outbound import AddressPolicy, BotSession, parse_networks
 
 BOTH = ["trick-n-trouble", "tricky-teams"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import redis
 
 from api.app import create_app
-from api.bot_registry import BotRegistry
-from harness.outbound import AddressPolicy
+from core.bot_registry import BotRegistry
+from core.outbound import AddressPolicy
 from tests.api.schemathesis_util import run_schemathesis
 
 BOT_OPERATIONS = ["createBot", "listBots", "getBot", "updateBot", "deleteBot"]

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.outbound import (
+from core.outbound import (
     DEFAULT_ALLOWED,
     AddressPolicy,
     BotSession,

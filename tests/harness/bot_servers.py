@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from api.bot_registry import BotRegistry
 from bots.bundled import make_bot
 from bots.protocol import verify
 from bots.sdk import BotServer
+from core.bot_registry import BotRegistry
 
 GAMES = ["tricky-teams", "trick-n-trouble"]
 # Behaviours of the fault-injecting bot, each a real misbehaviour over real HTTP.

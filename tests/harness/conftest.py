@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from harness.jobs import job_id
+from harness.queueing import job_id
 from harness.runner import HarnessContext
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -301,7 +301,7 @@ def test_fair_play_attack_finds_no_deal_in_a_live_tournament_or_league_and_the_s
 def test_a_chosen_seed_makes_a_practice_tournament_that_no_league_round_can_be(ctx: HarnessContext) -> None:
     """Rule (harness.md, Fair play): a chosen seed marks the tournament `practice`; a league round
     never has one."""
-    from api.errors import Unprocessable
+    from core.errors import Unprocessable
     from harness.tournaments import create_tournament
 
     with pytest.raises(Unprocessable) as refused:

@@ -151,7 +151,7 @@ def test_runner_process_killed_mid_match_resumes_from_redis(
 
 def test_the_result_carries_a_histogram_of_every_move_answer_time(ctx: HarnessContext) -> None:
     """Rule: every /move call lands in one latency bucket; none faster than the bot's 11 ms sleep."""
-    from api.ops import BOT_LATENCY_BUCKETS, latency_bucket
+    from core.telemetry import BOT_LATENCY_BUCKETS, latency_bucket
 
     servers = [FaultyBotServer("slow", delay_s=0.011).start() for _ in range(4)]
     try:

@@ -211,7 +211,7 @@ def test_a_match_that_cannot_be_played_is_recorded_as_an_error_and_the_tournamen
         info = create_tournament(ctx, "trick-n-trouble", 3, ids, deals=1, seed=6, enqueue=False)
         tid = info["tournament_id"]
         ctx.store.claim_game_id(tid, 0, "ffffffffffffffff")  # a game that does not exist (expired)
-        from harness.jobs import enqueue_matches
+        from harness.queueing import enqueue_matches
 
         enqueue_matches(ctx, tid, range(info["progress"]["total"]))
         workers.start(scheduler=False)

@@ -101,8 +101,17 @@ def arena(served: Served) -> Iterator[Arena]:
         ctx = HarnessContext.build(served.redis_url, served.prefix, queue)
         for game, seats in GAME_SEATS.items():
             options = {"raids": 1} if game == "tricky-teams" else None
-            info = create_tournament(ctx, game, seats, list(out.bots.values()), deals=1, deadline_ms=300,
-                                     options=options, seed=11, enqueue=False)
+            info = create_tournament(
+                ctx,
+                game,
+                seats,
+                list(out.bots.values()),
+                deals=1,
+                deadline_ms=300,
+                options=options,
+                seed=11,
+                enqueue=False,
+            )
             tid = info["tournament_id"]
             # The matches are the RQ jobs' work, played here in-process to keep the test short.
             for index in range(info["progress"]["total"]):
@@ -111,8 +120,16 @@ def arena(served: Served) -> Iterator[Arena]:
             assert get_tournament(ctx, tid)["status"] == "finished"
             out.tournaments[game] = tid
             out.games[game] = ctx.store.results(tid)[0]["game_id"]
-        league = create_league(ctx, "tricky-teams", 4, interval_s=3600, deadline_ms=300, name="Nightly",
-                               options={"raids": 1}, enqueue=False)
+        league = create_league(
+            ctx,
+            "tricky-teams",
+            4,
+            interval_s=3600,
+            deadline_ms=300,
+            name="Nightly",
+            options={"raids": 1},
+            enqueue=False,
+        )
         out.league = league["league_id"]
         for name, bot_id in out.bots.items():
             join_league(ctx, out.league, bot_id, owner_keys[name])

@@ -169,8 +169,10 @@ def test_services_agree_on_ports_and_urls() -> None:
     ports = {n: container_port(s) for n, s in SERVICES.items()}
     assert ports["redis"] == 6379 and ports["api"] == 8000
     for name, service in SERVICES.items():
-        text = " ".join(str(x) for x in service.get("command", [])) + " " + " ".join(
-            str(v) for v in (service.get("environment") or {}).values()
+        text = (
+            " ".join(str(x) for x in service.get("command", []))
+            + " "
+            + " ".join(str(v) for v in (service.get("environment") or {}).values())
         )
         for host, port in re.findall(r"(?:redis|http)://([a-z][a-z0-9-]*):(\d+)", text):
             assert host in SERVICES, f"{name} points at unknown service {host}"

@@ -26,12 +26,18 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from api import ops
 from api.app import create_app
+from core import telemetry
 from tests.ops.conftest import Served, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 # LogRecord's own attributes (and the formatter's keys) cannot be `extra` fields.
 JSON_RESERVED = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
-    "message", "asctime", "ts", "level", "logger", "msg",
+    "message",
+    "asctime",
+    "ts",
+    "level",
+    "logger",
+    "msg",
 }
 
 
@@ -91,16 +97,22 @@ def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(serve
     client = redis.Redis.from_url(served.redis_url)
     before = scrape(served.base)
     # Five /move answers: three in (0.0025, 0.005], one in (0.005, 0.01], one over the last bound.
-    counts = [0] * (len(ops.BOT_LATENCY_BUCKETS) + 1)
+    counts = [0] * (len(telemetry.BOT_LATENCY_BUCKETS) + 1)
     counts[2], counts[3], counts[-1] = 3, 1, 1
-    record = {"decisions": 40, "timing": {"decisions": 40, "bot_s": 1.5},
-              "bot_latency": {"counts": counts, "sum_s": 12.5},
-              "fault_codes": [{"timeout": 2}, {}, {"illegal_move": 1}, {}]}
-    ops.record_match(client, served.prefix, "tricky-teams", record)
+    record = {
+        "decisions": 40,
+        "timing": {"decisions": 40, "bot_s": 1.5},
+        "bot_latency": {"counts": counts, "sum_s": 12.5},
+        "fault_codes": [{"timeout": 2}, {}, {"illegal_move": 1}, {}],
+    }
+    telemetry.record_match(client, served.prefix, "tricky-teams", record)
     after = scrape(served.base)
-    for name, delta in (("trickarena_match_moves_total", 40), ("trickarena_matches_total", 1),
-                        ("trickarena_bot_decision_seconds_count", 5),
-                        ("trickarena_bot_decision_seconds_sum", 12.5)):
+    for name, delta in (
+        ("trickarena_match_moves_total", 40),
+        ("trickarena_matches_total", 1),
+        ("trickarena_bot_decision_seconds_count", 5),
+        ("trickarena_bot_decision_seconds_sum", 12.5),
+    ):
         assert value(after, name, game="tricky-teams") - value(before, name, game="tricky-teams") == delta
     bucket = "trickarena_bot_decision_seconds_bucket"
     for le, delta in (("0.001", 0), ("0.0025", 0), ("0.005", 3), ("0.01", 4), ("10.0", 4), ("+Inf", 5)):
@@ -109,7 +121,7 @@ def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(serve
     faults = "trickarena_bot_faults_total"
     assert value(after, faults, code="timeout") - value(before, faults, code="timeout") == 2
     assert value(after, faults, code="illegal_move") - value(before, faults, code="illegal_move") == 1
-    assert value(after, "trickarena_queue_depth", queue=ops.DEFAULT_QUEUE) >= 0
+    assert value(after, "trickarena_queue_depth", queue=telemetry.DEFAULT_QUEUE) >= 0
     assert "trickarena_workers" in after and value(after, "trickarena_redis_up") == 1
 
 
@@ -121,8 +133,8 @@ def test_a_decision_time_falls_in_the_first_bucket_whose_bound_it_does_not_excee
     seconds: float, bucket: int
 ) -> None:
     """Rule: Prometheus buckets are "less than or equal": a time on a bound counts in that bucket."""
-    assert ops.latency_bucket(seconds) == bucket
-    assert len(ops.BOT_LATENCY_BUCKETS) == 13
+    assert telemetry.latency_bucket(seconds) == bucket
+    assert len(telemetry.BOT_LATENCY_BUCKETS) == 13
 
 
 def test_access_logs_are_json_with_the_request_id_echoed_and_the_game_id(
@@ -157,7 +169,7 @@ def test_only_short_printable_request_ids_are_trusted(served: Served, incoming: 
 def test_log_context_puts_match_ids_on_every_line(captured: io.StringIO) -> None:
     """Rule: lines written inside log_context(match_id=...) carry it; lines outside do not."""
     log = logging.getLogger("trickarena.harness")
-    with ops.log_context(match_id="t1:3", tournament_id="t1"):
+    with telemetry.log_context(match_id="t1:3", tournament_id="t1"):
         log.info("move applied", extra={"seat": 2})
     log.info("outside")
     first, second = (json.loads(line) for line in captured.getvalue().splitlines())
@@ -165,8 +177,9 @@ def test_log_context_puts_match_ids_on_every_line(captured: io.StringIO) -> None
     assert "match_id" not in second
 
 
-def test_health_reports_redis_and_worker_status(redis_url: str, key_prefix: str,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_health_reports_redis_and_worker_status(
+    redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Rule: getHealth shows the workers on our queue: "degraded" with none, "ok" with a live one."""
     queue = f"ta-test-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv("TRICKARENA_QUEUE", queue)
@@ -177,12 +190,24 @@ def test_health_reports_redis_and_worker_status(redis_url: str, key_prefix: str,
     # The API itself still serves without workers: 200, with the degradation in the body.
     assert answer.status_code == 200 and body["status"] == "degraded"
     assert body["redis"]["ok"] is True and body["workers"] == {
-        "ok": False, "count": 0, "queue": queue, "queued": 0, "workers": []
+        "ok": False,
+        "count": 0,
+        "queue": queue,
+        "queued": 0,
+        "workers": [],
     }
-    env = {**os.environ, "REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix,
-           "TRICKARENA_QUEUE": queue}
-    worker = subprocess.Popen([sys.executable, "-m", "harness.cli", "worker", "--log-level", "WARNING"],
-                              cwd=ROOT, env=env, start_new_session=True)
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "TRICKARENA_KEY_PREFIX": key_prefix,
+        "TRICKARENA_QUEUE": queue,
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "worker", "--log-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -228,7 +253,7 @@ def test_every_log_record_is_exactly_one_json_line(message: str, extra: dict[str
     record = logging.LogRecord("trickarena.test", logging.INFO, __file__, 1, "%s", (message,), None)
     for key, val in extra.items():
         setattr(record, key, val)
-    line = ops.JsonFormatter().format(record)
+    line = telemetry.JsonFormatter().format(record)
     assert "\n" not in line
     parsed = json.loads(line)
     assert parsed["msg"] == message and parsed["level"] == "info"

@@ -108,7 +108,11 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
     # Second run, the long mode, interrupted with Ctrl-C once the tournaments are created.
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "run", "--port", "0", "--var", str(var)],
-        cwd=ROOT, env=platform_env(var), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=platform_env(var),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     assert proc.stdout is not None
     seen = []

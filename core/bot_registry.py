@@ -27,10 +27,10 @@ from typing import Any, cast
 import redis
 from marshmallow import ValidationError
 
-from api import errors
 from bots.protocol import BotInfoSchema, FaultCode
+from core import errors
+from core.outbound import AddressPolicy, BotSession, OutboundError, Resolver, system_resolver
 from games.registry import GAMES
-from harness.outbound import AddressPolicy, BotSession, OutboundError, Resolver, system_resolver
 
 PROBE_TIMEOUT_S = 5.0
 PUBLIC_FIELDS = ("id", "name", "url", "games", "author", "version", "status", "created", "updated", "deleted")

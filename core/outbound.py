@@ -287,7 +287,7 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         """Connect to the pinned address within the deadline (no proxy, no new DNS lookup)."""
-        self.sock = _DeadlineSocket(self._raw_connection(), self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(self._raw_connection(), self._deadline)
 
     def _raw_connection(self) -> socket.socket:
         remaining = self._deadline() - time.monotonic()
@@ -316,7 +316,7 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
         except BaseException:
             raw.close()
             raise
-        self.sock = _DeadlineSocket(tls, self._deadline)  # type: ignore[assignment]
+        self.sock = _DeadlineSocket(tls, self._deadline)
 
 
 @dataclass
@@ -383,7 +383,7 @@ class BotSession:
         wrapped = self._conn.sock
         if wrapped is None:
             return
-        sock = wrapped.sock  # type: ignore[attr-defined]
+        sock = wrapped.sock if isinstance(wrapped, _DeadlineSocket) else wrapped
         try:
             readable, _, _ = select.select([sock], [], [], 0)
         except (OSError, ValueError):

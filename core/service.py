@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from marshmallow import ValidationError
 
-from api import errors
-from api.repository import (
+from core import errors
+from core.repository import (
     DuplicateMove,
     GameRepository,
     NoSuchGame,
@@ -25,7 +25,7 @@ from api.repository import (
     StaleWrite,
     StoredGame,
 )
-from api.schemas import has_only_known_fields, validate_move
+from core.wire import has_only_known_fields, validate_move
 from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn
 from games.registry import GAMES, get_game
 
