@@ -7,9 +7,26 @@ from pathlib import Path
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
 FORBIDDEN_MODULES = {
-    "flask", "redis", "requests", "rq", "marshmallow", "socket", "urllib", "http",
-    "subprocess", "os", "io", "pathlib", "shutil", "asyncio", "threading", "multiprocessing",
-    "sqlite3", "tempfile", "logging", "time",
+    "flask",
+    "redis",
+    "requests",
+    "rq",
+    "marshmallow",
+    "socket",
+    "urllib",
+    "http",
+    "subprocess",
+    "os",
+    "io",
+    "pathlib",
+    "shutil",
+    "asyncio",
+    "threading",
+    "multiprocessing",
+    "sqlite3",
+    "tempfile",
+    "logging",
+    "time",
 }
 FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
 
