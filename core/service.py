@@ -327,15 +327,22 @@ class GameService:
         expected_version: int | None = None,
         *,
         token: str | None = None,
+        current: StoredGame | None = None,
     ) -> tuple[StoredGame, list[Event]]:
         """Apply one move for `seat` (or the token's seat) atomically; returns the new game and its events.
 
         With `expected_version` the move applies only to that version (PreconditionFailed
         otherwise); without it a lost race is retried against the fresh state a few times.
+        The one write path of moves: the API's postMove and the match runner both come here.
+        `current` is the game as the caller already holds it (the runner keeps its copy from
+        move to move instead of reading it again); it is handed over, and its state is mutated.
         """
         first_version = -1  # the version the move was sent against: the one first read
         for _attempt in range(MAX_MOVE_ATTEMPTS):
-            stored = self._load(game_id, with_actions=False)
+            if current is not None and current.game_id == game_id:
+                stored, current = current, None
+            else:
+                stored = self._load(game_id, with_actions=False)
             if first_version < 0:
                 first_version = stored.version
             if token is not None:

@@ -36,8 +36,9 @@ from typing import Any
 
 from bots.protocol import MoveStatus
 from core.bot_registry import BotNotFound, BotRecord, BotRegistry
+from core.errors import PreconditionFailed
 from core.outbound import AddressPolicy
-from core.repository import GameRepository, StaleWrite
+from core.repository import GameRepository, StoredGame
 from core.service import GameService
 from core.telemetry import BOT_LATENCY_BUCKETS, latency_bucket, record_match
 from games.base import Game
@@ -192,209 +193,273 @@ def run_match(ctx: HarnessContext, tid: str, index: int, wait_s: float | None = 
 def _play(
     ctx: HarnessContext, tid: str, index: int, spec: dict[str, Any], token: str, ttl_ms: int
 ) -> MatchOutcome:
-    store, service = ctx.store, ctx.service
-    match = store.match_spec(tid, index)
+    """Run the match in its named steps (as RQ's `perform_job` runs a job): open, resume, start,
+    one decision after another, finish."""
+    match = ctx.store.match_spec(tid, index)
     if match is None:
         raise LookupError(f"tournament {tid} has no match {index}")
-    if store.has_result(tid, index):
+    if ctx.store.has_result(tid, index):
         return MatchOutcome("already_recorded")
-    store.set_status(tid, "running", only_from=("scheduled",))
-    engine: Game = get_game(spec["game"])
-    seats: list[str] = match["seats"]
-    n = len(seats)
-    runtime = store.match_runtime(tid, index)
-    game_id = runtime.get("game_id")
-    resumed = game_id is not None  # an earlier run created the game (and may have played on)
-    if game_id is None:
-        # Sealed: the same deal is played at other tables, so nobody may watch it before the end.
-        created = service.create_game(
-            spec["game"], n, spec.get("options") or None, seed=int(match["deal_seed"]), sealed=True
-        )
-        game_id = store.claim_game_id(tid, index, created.game_id)
-    stored = service.load(game_id)
-    state, version, finished = stored.state, stored.version, stored.finished
-    wal = runtime.get("wal")
-    acct = _Accounting.from_dict(wal["acct"]) if wal else _Accounting.fresh(n, int(spec["time_bank_ms"]))
-    if wal and int(wal["version"]) == version and not finished:
-        # Crashed between writing the WAL and applying its move: apply it now, as decided.
-        state, version, finished = _commit(
-            ctx, engine, game_id, state, version, int(wal["seat"]), wal["move"]
-        )
-    if wal:
-        # Actions after the WAL's own move were accepted answers: a fault would have written one.
-        for action in state["actions"][int(wal["actions"]) + 1 :]:
-            acct.previous[int(action["seat"])] = {"status": MoveStatus.ACCEPTED.value, "fault": None}
-    acct.decisions = len(state["actions"])
-
-    bots = {bot_id: ctx.bot(bot_id) for bot_id in set(seats)}
-    clients: dict[str, BotClient] = {}
-    for bot_id, record in bots.items():
-        url = record.url if record else "http://invalid.invalid/"
-        clients[bot_id] = BotClient(url, record.secret if record else None, ctx.policy)
-    match_id = f"{tid}:{index}"
-    started = time.monotonic()
-    cpu_started = time.process_time()
-    call_cpu_s = 0.0  # CPU this process spends inside bot calls (HTTP client, signing, JSON)
-    bot_s_before = acct.bot_s
-    decisions_before = acct.decisions
-    threshold = int(spec.get("fault_threshold", 3))
-    deadline_ms = int(spec["deadline_ms"])
-    next_cancel_check = 0.0
-    next_renew = time.monotonic() + ttl_ms / 3000
+    ctx.store.set_status(tid, "running", only_from=("scheduled",))
+    run = MatchRun(ctx, tid, index, spec, match, token, ttl_ms)
     try:
-        if not resumed:
-            acct.bot_s += _notify_all(
-                clients,
-                seats,
-                "/start",
-                lambda seat: {
-                    "match_id": match_id,
-                    "game": spec["game"],
-                    "seat": seat,
-                    "seats": n,
-                    "options": spec.get("options") or {},
-                    "deadline_ms": deadline_ms,
-                    "time_bank_ms": int(spec["time_bank_ms"]),
-                    "opponents": [b for s, b in enumerate(seats) if s != seat],
-                },
-                deadline_ms,
+        run.open_game()
+        run.resume()
+        run.connect_bots()
+        if not run.resumed:
+            run.start()
+        while not run.over():
+            if run.cancelled():
+                return MatchOutcome("cancelled")
+            run.play_decision()
+        return run.finish()
+    finally:
+        run.close()
+
+
+@dataclass
+class _Clock:
+    """Wall and CPU time of one run of a match (a resumed match counts only its own run)."""
+
+    started: float = field(default_factory=time.monotonic)
+    cpu_started: float = field(default_factory=time.process_time)
+    call_cpu_s: float = 0.0  # CPU this process spends inside bot calls (HTTP client, signing, JSON)
+    next_cancel_check: float = 0.0
+    next_renew: float = 0.0
+
+
+class MatchRun:
+    """One run of one match, step by step; the game in Redis and the WAL make every step resumable."""
+
+    def __init__(
+        self,
+        ctx: HarnessContext,
+        tid: str,
+        index: int,
+        spec: dict[str, Any],
+        match: dict[str, Any],
+        token: str,
+        ttl_ms: int,
+    ) -> None:
+        self.ctx, self.tid, self.index, self.spec, self.match = ctx, tid, index, spec, match
+        self.token, self.ttl_ms = token, ttl_ms
+        self.engine: Game = get_game(spec["game"])
+        self.seats: list[str] = match["seats"]
+        self.match_id = f"{tid}:{index}"
+        self.deadline_ms = int(spec["deadline_ms"])
+        self.threshold = int(spec.get("fault_threshold", 3))
+        self.runtime = ctx.store.match_runtime(tid, index)
+        self.resumed = self.runtime.get("game_id") is not None
+        wal = self.runtime.get("wal")
+        seats = len(self.seats)
+        self.acct = (
+            _Accounting.from_dict(wal["acct"]) if wal else _Accounting.fresh(seats, int(spec["time_bank_ms"]))
+        )
+        self.clients: dict[str, BotClient] = {}
+        self.clock = _Clock(next_renew=time.monotonic() + ttl_ms / 3000)
+        self.bot_s_before = self.acct.bot_s
+        self.decisions_before = 0
+        self.game: StoredGame
+
+    # -- steps -----------------------------------------------------------------------------
+    def open_game(self) -> None:
+        """Create the match's game (sealed: its deal is played at other tables too) or reload it."""
+        game_id = self.runtime.get("game_id")
+        if game_id is None:
+            created = self.ctx.service.create_game(
+                self.spec["game"],
+                len(self.seats),
+                self.spec.get("options") or None,
+                seed=int(self.match["deal_seed"]),
+                sealed=True,
             )
-            # Slow /start answers (up to a deadline each) must not outlive the lease.
-            if not store.renew_lease(tid, index, token, ttl_ms):
-                raise LeaseLost(f"lost the lease of match {match_id}")
-            next_renew = time.monotonic() + ttl_ms / 3000
-        while not (finished or engine.is_over(state)):
-            now = time.monotonic()
-            if now >= next_cancel_check:
-                # Checked about once a second, not per move: cancelling need not be instant.
-                next_cancel_check = now + 1.0
-                if store.tournament_status(tid) == "cancelled":
-                    return MatchOutcome("cancelled")
-            seat = engine.to_move(state)[0]
-            legal = engine.legal_moves(state, seat)
-            bot_id = seats[seat]
-            fault: str | None = None
-            move: dict[str, Any] | None = None
-            bank_changed = False
-            if seat not in acct.unrated:  # over the threshold: no longer asked in this match
-                message = {
-                    "match_id": match_id,
-                    "game": spec["game"],
-                    "seat": seat,
-                    "view": engine.view(state, seat),
-                    "legal_moves": legal,
-                    "deadline_ms": deadline_ms,
-                    "time_bank_ms": acct.bank_ms[seat],
-                    "previous": acct.previous[seat],
-                }
-                cpu_before = time.process_time()
-                answer = clients[bot_id].move(message, legal, (deadline_ms + acct.bank_ms[seat]) / 1000)
-                call_cpu_s += time.process_time() - cpu_before
-                acct.bot_s += answer.elapsed_s
-                acct.latency_counts[latency_bucket(answer.elapsed_s)] += 1
-                acct.latency_s += answer.elapsed_s
-                over_ms = int(answer.elapsed_s * 1000) - deadline_ms
-                if over_ms > 0:
-                    acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
-                    bank_changed = True
-                move, fault = answer.move, answer.fault
-            if move is None:
-                move = fallback_move(legal, int(match["match_seed"]), version)
-            if fault is not None:
-                acct.faults[seat] += 1
-                acct.fault_codes[seat][fault] = acct.fault_codes[seat].get(fault, 0) + 1
-                if acct.faults[seat] > threshold and seat not in acct.unrated:
-                    acct.unrated.append(seat)
-            acct.previous[seat] = {
-                "status": (MoveStatus.REPLACED if fault else MoveStatus.ACCEPTED).value,
-                "fault": fault,
-            }
-            acct.decisions += 1
-            now = time.monotonic()
-            if fault is not None or bank_changed or now >= next_renew:
-                next_renew = now + ttl_ms / 3000
-                wal_record = {
-                    "version": version,
-                    "actions": len(state["actions"]),
-                    "seat": seat,
-                    "move": move,
-                    "fault": fault,
-                    "acct": acct.to_dict(),
-                }
-                if not store.write_wal_and_renew(tid, index, wal_record, token, ttl_ms):
-                    raise LeaseLost(f"lost the lease of match {match_id}")
-            state, version, finished = _commit(ctx, engine, game_id, state, version, seat, move)
-        result = engine.result(state)
-        acct.bot_s += _notify_all(
-            clients,
-            seats,
-            "/end",
+            game_id = self.ctx.store.claim_game_id(self.tid, self.index, created.game_id)
+        self.game = self.ctx.service.load(game_id)
+
+    def resume(self) -> None:
+        """Apply a write-ahead move that a dead run decided but did not apply; restore `previous`."""
+        wal = self.runtime.get("wal")
+        if wal and int(wal["version"]) == self.game.version and not self.over():
+            self.commit(int(wal["seat"]), wal["move"])
+        if wal:
+            # Actions after the WAL's own move were accepted answers: a fault would have written one.
+            for action in self.game.state["actions"][int(wal["actions"]) + 1 :]:
+                self.acct.previous[int(action["seat"])] = {"status": MoveStatus.ACCEPTED.value, "fault": None}
+        self.acct.decisions = len(self.game.state["actions"])
+        self.decisions_before = self.acct.decisions
+
+    def connect_bots(self) -> None:
+        """One keep-alive client per bot (a deleted bot's seats get fallbacks)."""
+        for bot_id in set(self.seats):
+            record = self.ctx.bot(bot_id)
+            url = record.url if record else "http://invalid.invalid/"
+            self.clients[bot_id] = BotClient(url, record.secret if record else None, self.ctx.policy)
+
+    def start(self) -> None:
+        """POST /start to every seat's bot, then renew the lease (slow answers must not outlive it)."""
+        spec = self.spec
+        self.acct.bot_s += self.notify_all(
+            "/start",
             lambda seat: {
-                "match_id": match_id,
+                "match_id": self.match_id,
                 "game": spec["game"],
                 "seat": seat,
-                "result": result,
-                # No final view: it reveals every hand, and this deal is played at other tables
-                # (and by this bot in other seats) until the tournament ends.
-                "view": None,
-                "faults": acct.faults[seat],
+                "seats": len(self.seats),
+                "options": spec.get("options") or {},
+                "deadline_ms": self.deadline_ms,
+                "time_bank_ms": int(spec["time_bank_ms"]),
+                "opponents": [b for s, b in enumerate(self.seats) if s != seat],
             },
-            deadline_ms,
+        )
+        if not self.ctx.store.renew_lease(self.tid, self.index, self.token, self.ttl_ms):
+            raise LeaseLost(f"lost the lease of match {self.match_id}")
+        self.clock.next_renew = time.monotonic() + self.ttl_ms / 3000
+
+    def over(self) -> bool:
+        """True once the game has ended."""
+        return self.game.finished or self.engine.is_over(self.game.state)
+
+    def cancelled(self) -> bool:
+        """Whether the tournament was cancelled (checked about once a second, not per move)."""
+        now = time.monotonic()
+        if now < self.clock.next_cancel_check:
+            return False
+        self.clock.next_cancel_check = now + 1.0
+        return self.ctx.store.tournament_status(self.tid) == "cancelled"
+
+    def play_decision(self) -> None:
+        """One decision: ask the seat's bot (or fall back), account for it, write ahead, commit."""
+        state = self.game.state
+        seat = self.engine.to_move(state)[0]
+        legal = self.engine.legal_moves(state, seat)
+        move, fault, bank_changed = self.ask(seat, legal)
+        if move is None:
+            move = fallback_move(legal, int(self.match["match_seed"]), self.game.version)
+        self.account(seat, fault)
+        self.write_ahead(seat, move, fault, bank_changed)
+        self.commit(seat, move)
+
+    def finish(self) -> MatchOutcome:
+        """POST /end (no final view: the deal is still in play elsewhere), record the result once."""
+        result = self.engine.result(self.game.state)
+        self.acct.bot_s += self.notify_all(
+            "/end",
+            lambda seat: {
+                "match_id": self.match_id,
+                "game": self.spec["game"],
+                "seat": seat,
+                "result": result,
+                "view": None,
+                "faults": self.acct.faults[seat],
+            },
         )
         timing = {
-            "wall_s": time.monotonic() - started,
+            "wall_s": time.monotonic() - self.clock.started,
             # This process's CPU (engine, Redis client, HTTP client): load-independent, unlike wall time.
-            "cpu_s": time.process_time() - cpu_started,
-            "call_cpu_s": call_cpu_s,
-            "bot_s": acct.bot_s - bot_s_before,
-            "decisions": acct.decisions - decisions_before,
-            "resumed": resumed,
+            "cpu_s": time.process_time() - self.clock.cpu_started,
+            "call_cpu_s": self.clock.call_cpu_s,
+            "bot_s": self.acct.bot_s - self.bot_s_before,
+            "decisions": self.acct.decisions - self.decisions_before,
+            "resumed": self.resumed,
         }
-        result_record = _result_record(spec, match, game_id, result, acct, timing)
-        recorded, completed = store.record_result(tid, index, result_record)
+        record = _result_record(self.spec, self.match, self.game.game_id, result, self.acct, timing)
+        store = self.ctx.store
+        recorded, completed = store.record_result(self.tid, self.index, record)
         if recorded:
-            record_match(store.client, store.prefix, spec["game"], result_record)  # platform-wide /metrics
-        return MatchOutcome("recorded" if recorded else "already_recorded", result_record, completed)
-    finally:
-        for client in clients.values():
+            record_match(store.client, store.prefix, self.spec["game"], record)  # platform-wide /metrics
+        return MatchOutcome("recorded" if recorded else "already_recorded", record, completed)
+
+    def close(self) -> None:
+        """Close the bots' connections."""
+        for client in self.clients.values():
             client.close()
 
+    # -- the parts of a decision -----------------------------------------------------------
+    def ask(self, seat: int, legal: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str | None, bool]:
+        """The seat's bot's answer: (move or None, fault code or None, whether its time bank changed).
 
-def _notify_all(
-    clients: dict[str, BotClient],
-    seats: list[str],
-    path: str,
-    message: Callable[[int], dict[str, Any]],
-    deadline_ms: int,
-) -> float:
-    """POST /start or /end to every seat's bot (answers ignored); the seconds spent in the calls."""
-    timeout_s = min(NOTIFY_TIMEOUT_S, deadline_ms / 1000)
-    return sum(clients[bot_id].notify(path, message(seat), timeout_s) for seat, bot_id in enumerate(seats))
+        A bot over the fault threshold is no longer asked in this match (its moves are fallbacks).
+        """
+        if seat in self.acct.unrated:
+            return None, None, False
+        acct = self.acct
+        message = {
+            "match_id": self.match_id,
+            "game": self.spec["game"],
+            "seat": seat,
+            "view": self.engine.view(self.game.state, seat),
+            "legal_moves": legal,
+            "deadline_ms": self.deadline_ms,
+            "time_bank_ms": acct.bank_ms[seat],
+            "previous": acct.previous[seat],
+        }
+        cpu_before = time.process_time()
+        client = self.clients[self.seats[seat]]
+        answer = client.move(message, legal, (self.deadline_ms + acct.bank_ms[seat]) / 1000)
+        self.clock.call_cpu_s += time.process_time() - cpu_before
+        acct.bot_s += answer.elapsed_s
+        acct.latency_counts[latency_bucket(answer.elapsed_s)] += 1
+        acct.latency_s += answer.elapsed_s
+        over_ms = int(answer.elapsed_s * 1000) - self.deadline_ms
+        if over_ms > 0:
+            acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
+        return answer.move, answer.fault, over_ms > 0
+
+    def account(self, seat: int, fault: str | None) -> None:
+        """Count a fault (and mark the seat unrated past the threshold); set what the bot is told next."""
+        acct = self.acct
+        if fault is not None:
+            acct.faults[seat] += 1
+            acct.fault_codes[seat][fault] = acct.fault_codes[seat].get(fault, 0) + 1
+            if acct.faults[seat] > self.threshold and seat not in acct.unrated:
+                acct.unrated.append(seat)
+        acct.previous[seat] = {
+            "status": (MoveStatus.REPLACED if fault else MoveStatus.ACCEPTED).value,
+            "fault": fault,
+        }
+        acct.decisions += 1
+
+    def write_ahead(self, seat: int, move: dict[str, Any], fault: str | None, bank_changed: bool) -> None:
+        """Store the WAL (and renew the lease) before a move that changes the accounting, or when due."""
+        now = time.monotonic()
+        if fault is None and not bank_changed and now < self.clock.next_renew:
+            return
+        self.clock.next_renew = now + self.ttl_ms / 3000
+        wal_record = {
+            "version": self.game.version,
+            "actions": len(self.game.state["actions"]),
+            "seat": seat,
+            "move": move,
+            "fault": fault,
+            "acct": self.acct.to_dict(),
+        }
+        if not self.ctx.store.write_wal_and_renew(self.tid, self.index, wal_record, self.token, self.ttl_ms):
+            raise LeaseLost(f"lost the lease of match {self.match_id}")
+
+    def commit(self, seat: int, move: dict[str, Any]) -> None:
+        """Apply `move` through the game service (the API's own write path) at the version we hold.
+
+        A refused version means a runner that held the lease before us applied this version's move
+        already: reload the game and go on from there.
+        """
+        try:
+            self.game, _events = self.ctx.service.apply_move(
+                self.game.game_id, seat, move, self.game.version, current=self.game
+            )
+        except PreconditionFailed:
+            self.game = self.ctx.service.load(self.game.game_id)
+
+    def notify_all(self, path: str, message: Callable[[int], dict[str, Any]]) -> float:
+        """POST /start or /end to every seat's bot (answers ignored); the seconds spent in the calls."""
+        timeout_s = min(NOTIFY_TIMEOUT_S, self.deadline_ms / 1000)
+        return sum(
+            self.clients[bot_id].notify(path, message(seat), timeout_s)
+            for seat, bot_id in enumerate(self.seats)
+        )
 
 
 class LeaseLost(RuntimeError):
     """Another runner took over the match (ours stalled past the lease); this run must stop."""
-
-
-def _commit(
-    ctx: HarnessContext,
-    engine: Game,
-    game_id: str,
-    state: dict[str, Any],
-    version: int,
-    seat: int,
-    move: dict[str, Any],
-) -> tuple[dict[str, Any], int, bool]:
-    """Apply `move` to our copy and compare-and-set it into the repository; (state, version, over)."""
-    events = engine.apply(state, seat, move)
-    final = engine.is_over(state)
-    try:
-        version = ctx.service.repository.commit(game_id, version, state, events, final)
-    except StaleWrite:
-        # Someone (a runner that held the lease before us) already applied this version's move.
-        stored = ctx.service.load(game_id)
-        return stored.state, stored.version, stored.finished or engine.is_over(stored.state)
-    return state, version, final
 
 
 def _result_record(
