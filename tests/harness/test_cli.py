@@ -9,7 +9,10 @@ import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from rq import Worker
+from rq.job import Job
 
+from harness.jobs import RQ_HEARTBEAT_GRACE_S, HarnessWorker
 from harness.runner import HarnessContext
 from harness.tournaments import create_tournament, get_tournament
 
@@ -173,3 +176,25 @@ def test_a_worker_logs_rq_s_own_lines_as_json_when_asked(
     assert all(isinstance(line, dict) for line in lines)
     rq = [line["msg"] for line in lines if line["logger"] == "rq.worker"]
     assert any("started with PID" in msg for msg in rq) and any("quitting" in msg for msg in rq), rq
+
+
+@pytest.mark.parametrize(
+    ("timeout", "working", "grace", "expected"),
+    [
+        (None, 0.0, 2, 2 + 30),  # no job timeout: monitoring interval (30 s here) + our grace
+        (3600, 0.0, 2, 2 + 30),
+        (3600, 3590.0, 2, 2 + 10),  # near its timeout: the remaining time bounds the interval
+        (3600, 0.0, 60, 60 + 30),  # our grace at RQ's own value: RQ's TTL exactly
+    ],
+)
+def test_worker_heartbeat_ttl_is_rqs_with_our_grace(
+    ctx: HarnessContext, timeout: int | None, working: float, grace: int, expected: int
+) -> None:
+    """Rule (harness.md, workers): a job's heartbeat TTL is RQ's own, with the configured grace in
+    place of RQ's fixed 60 s; pins RQ's grace, so an RQ release that changes it fails here."""
+    job = Job.create(func=print, connection=ctx.store.client, timeout=timeout)
+    plain = Worker(["q"], connection=ctx.store.client, job_monitoring_interval=30)
+    assert plain.get_heartbeat_ttl(job, working) - (expected - grace) == RQ_HEARTBEAT_GRACE_S
+    ours = HarnessWorker(["q"], connection=ctx.store.client, job_monitoring_interval=30)
+    ours.heartbeat_grace_s = grace
+    assert ours.get_heartbeat_ttl(job, working) == expected
