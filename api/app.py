@@ -11,12 +11,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from flask import Flask
-from flask_smorest import Api
+from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
 from api import bots_api, fast_moves, games_api, ops, tournaments_api, web
+from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
 from core.repository import GameRepository
@@ -50,7 +50,7 @@ class TrickArenaApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
 
-    def handle_http_exception(self, error: HTTPException) -> Any:
+    def handle_http_exception(self, error: HTTPException) -> Response:
         """Render every HTTP error (routing, size, webargs validation) as the standard error JSON."""
         return http_error_response(error)
 

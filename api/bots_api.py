@@ -13,10 +13,9 @@ import os
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify
-from flask_smorest import Api, Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api.blueprint_util import ErrorDocs
+from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.games_api import bearer_token
 from bots.protocol import register_protocol_schemas
 from core import errors
@@ -27,7 +26,7 @@ blp = Blueprint("bots", __name__, description="Bots: submit an HTTP bot, list, r
 
 BOT_ID_PATTERN = r"^[0-9a-f]{16}$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
-OWNER_AUTH = [{"ownerKey": []}]
+OWNER_AUTH: list[dict[str, list[str]]] = [{"ownerKey": []}]
 ERROR_TEXT = {
     401: "No owner key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
     403: "Not this bot's owner key (code `not_owner`).",
@@ -48,7 +47,7 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 # --------------------------------------------------------------------------- schemas
 
 
-def _games_field(required: bool) -> fields.List:
+def _games_field(required: bool) -> fields.List[str]:
     return fields.List(
         fields.String(validate=validate.Length(min=1, max=64)),
         required=required,
@@ -158,7 +157,8 @@ class ListBotsQuerySchema(Schema):
 
 def registry() -> BotRegistry:
     """The app's bot registry."""
-    return current_app.extensions["trickarena.bots"]  # type: ignore[no-any-return]
+    bots: BotRegistry = current_app.extensions["trickarena.bots"]
+    return bots
 
 
 def owner_key() -> str | None:

@@ -9,9 +9,8 @@ from typing import Any
 
 import orjson
 from flask import Response, current_app, jsonify, request, stream_with_context
-from flask_smorest import Blueprint
 
-from api.blueprint_util import ErrorDocs, header_parameter
+from api.blueprint_util import Blueprint, ErrorDocs, header_parameter
 from api.schemas import (
     MAX_SEED,
     CreatedGameSchema,
@@ -85,7 +84,8 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 def service() -> GameService:
     """The app's GameService."""
-    return current_app.extensions["trickarena.service"]  # type: ignore[no-any-return]
+    svc: GameService = current_app.extensions["trickarena.service"]
+    return svc
 
 
 def bearer_token() -> str | None:

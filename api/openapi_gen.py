@@ -6,9 +6,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 
 from api.app import create_app
+from api.blueprint_util import Api
 from core.repository import GameRepository
 
 
@@ -26,7 +27,8 @@ def spec_dict() -> dict[str, Any]:
     repository = GameRepository(_NoRedis(), prefix="spec:")  # type: ignore[arg-type]
     app = create_app({"TRICKARENA_REPOSITORY": repository})
     with app.app_context():
-        return app.extensions["trickarena.api"].spec.to_dict()  # type: ignore[no-any-return]
+        api: Api = app.extensions["trickarena.api"]
+        return api.spec.to_dict()
 
 
 def spec_yaml() -> str:

@@ -22,7 +22,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import redis
 from flask import Flask, Response, request
@@ -39,6 +39,9 @@ from core.telemetry import (
     bucket_label,
     configure_logging,
 )
+
+if TYPE_CHECKING:
+    from api.blueprint_util import Api
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -293,7 +296,7 @@ def init_app(app: Flask) -> None:
     register_health_check(app, "workers", lambda: worker_status(client, queue))
 
 
-def register(_api: Any, app: Flask) -> None:
+def register(_api: Api, app: Flask) -> None:
     """Hook for the app factory's optional modules."""
     init_app(app)
 

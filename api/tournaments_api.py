@@ -13,10 +13,9 @@ from datetime import UTC
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify
-from flask_smorest import Api, Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api.blueprint_util import ErrorDocs
+from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.games_api import bearer_token
 from core import errors
 from harness import tournaments as ops
@@ -26,7 +25,7 @@ from harness.store import HarnessStore
 blp = Blueprint("tournaments", __name__, description="Tournaments and leagues of bots.")
 
 BOT_ID = validate.Regexp(r"^[0-9a-f]{16}$", error="a bot id: 16 lowercase hex digits")
-OWNER_AUTH = [{"ownerKey": []}]
+OWNER_AUTH: list[dict[str, list[str]]] = [{"ownerKey": []}]
 ERROR_TEXT = {
     401: "No key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
     403: "Not the right key (code `not_owner`).",
@@ -45,7 +44,8 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 def context() -> HarnessContext:
     """The app's harness context."""
-    return current_app.extensions["trickarena.harness"]  # type: ignore[no-any-return]
+    ctx: HarnessContext = current_app.extensions["trickarena.harness"]
+    return ctx
 
 
 def _key() -> str | None:

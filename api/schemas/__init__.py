@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from marshmallow import Schema, fields, validate
 
 from core.wire import GAME_WIRE, has_only_known_fields, validate_move
+
+if TYPE_CHECKING:
+    from apispec import APISpec
 
 __all__ = ["GAME_WIRE", "has_only_known_fields", "validate_move"]
 
@@ -40,7 +43,7 @@ ANY_VIEW: dict[str, Any] = {
 }
 
 
-def register_components(spec: Any) -> None:
+def register_components(spec: APISpec) -> None:
     """Add per-game moves, views and events, and the cross-game unions, to an apispec spec."""
     for game, (prefix, module) in GAME_WIRE.items():
         for kind, schema in module.MOVES.items():

@@ -10,7 +10,7 @@ purpose: they are the pages' private backend, not part of the API contract.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_from_directory
 
@@ -22,6 +22,9 @@ from games.registry import get_game
 from harness import tournaments as t
 from harness.ratings import Rating, competitive_events, cooperative_events, rate
 from harness.runner import HarnessContext
+
+if TYPE_CHECKING:
+    from api.blueprint_util import Api
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_FRAMES = 5000  # a finished game has a few hundred actions; this bounds a pathological one
@@ -264,6 +267,6 @@ def init_app(app: Flask) -> None:
         app.add_url_rule("/", endpoint="web_root", view_func=lambda: current_app.redirect("/web/"))
 
 
-def register(_api: Any, app: Flask) -> None:
+def register(_api: Api, app: Flask) -> None:
     """Hook for the app factory's optional modules."""
     init_app(app)
