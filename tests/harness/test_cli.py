@@ -67,14 +67,14 @@ def test_tournament_run_follows_to_the_end_and_show_prints_standings(ctx: Harnes
     final = json.loads(next(line for line in run.stdout.splitlines() if line.startswith('{"tournament_id"')))
     assert final["status"] == "finished"
     tid = final["tournament_id"]
-    assert "Standings" in run.stdout
+    assert "trick-n-trouble — standings (final)" in run.stdout
     shown = _cli(ctx, "tournament", "show", tid, "--json")
     assert shown.returncode == 0, shown.stderr
     doc = json.loads(shown.stdout)
     assert doc["tournament"]["status"] == "finished" and doc["standings"]["final"] is True
     assert {r["entrant"] for r in doc["standings"]["rows"]} == {b for b, _ in bots}
     table = _cli(ctx, "tournament", "show", tid)
-    assert table.returncode == 0 and "Standings (final)" in table.stdout
+    assert table.returncode == 0 and "trick-n-trouble — standings (final)" in table.stdout
     assert "Cross-play" in table.stdout  # the cooperative matrix under the table
 
 
