@@ -15,12 +15,10 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from api import bots_api, fast_moves, games_api, ops, tournaments_api, web
+from api import bots_api, context, fast_moves, games_api, ops, tournaments_api, web
 from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
-from core.repository import GameRepository
-from core.service import GameService
 
 log = logging.getLogger("trickarena.api")
 
@@ -89,19 +87,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["game_id"] = GameIdConverter
 
-    if "TRICKARENA_REPOSITORY" in app.config:
-        repository = app.config["TRICKARENA_REPOSITORY"]
-    else:
-        ttl = app.config["TRICKARENA_FINISHED_TTL"]
-        repository = GameRepository.from_url(
-            app.config["REDIS_URL"],
-            prefix=app.config["TRICKARENA_KEY_PREFIX"],
-            finished_ttl=int(ttl) if ttl else None,
-        )
-    app.extensions["trickarena.service"] = GameService(
-        repository, duplicate_window_ms=int(app.config["TRICKARENA_DUPLICATE_WINDOW_MS"])
-    )
-    app.extensions["trickarena.health"] = {}
+    context.install(app, context.build_context(app.config))
 
     api = TrickArenaApi(app)
     api.register_converter(GameIdConverter, lambda _converter: {"type": "string", "pattern": GAME_ID_PATTERN})
@@ -120,7 +106,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         module.register(api, app)
 
     app.register_error_handler(Exception, error_response)
-    app.extensions["trickarena.api"] = api
+    context.app_context(app).api = api  # the OpenAPI machinery (api.openapi_gen reads its spec)
 
     fast_moves.install(app)
     return app

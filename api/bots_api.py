@@ -9,18 +9,17 @@ policy comes from ``TRICKARENA_ALLOWED_NETWORKS`` (app config first, then the en
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify
+from flask import Flask, Response, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs
+from api.context import app_context
 from api.games_api import bearer_token
 from bots.protocol import register_protocol_schemas
 from core import errors
 from core.bot_registry import BotNotFound, BotRegistry
-from core.outbound import ALLOWED_NETWORKS_ENV, AddressPolicy
 
 blp = Blueprint("bots", __name__, description="Bots: submit an HTTP bot, list, read, update, delete.")
 
@@ -157,8 +156,7 @@ class ListBotsQuerySchema(Schema):
 
 def registry() -> BotRegistry:
     """The app's bot registry."""
-    bots: BotRegistry = current_app.extensions["trickarena.bots"]
-    return bots
+    return app_context().bots
 
 
 def owner_key() -> str | None:
@@ -238,16 +236,6 @@ def _valid(bot_id: str) -> str:
 
 def register(api: Api, app: Flask) -> None:
     """Hook for the app factory: the registry, the protocol schemas, the owner-key scheme, the blueprint."""
-    if "TRICKARENA_BOT_REGISTRY" in app.config:
-        bots = app.config["TRICKARENA_BOT_REGISTRY"]
-    else:
-        repository = app.extensions["trickarena.service"].repository
-        environ = dict(os.environ)
-        if "TRICKARENA_ALLOWED_NETWORKS" in app.config:
-            environ[ALLOWED_NETWORKS_ENV] = app.config["TRICKARENA_ALLOWED_NETWORKS"]
-        policy = AddressPolicy.from_env(environ)
-        bots = BotRegistry(repository.client, prefix=repository.prefix, policy=policy)
-    app.extensions["trickarena.bots"] = bots
     register_protocol_schemas(api.spec)
     api.spec.components.security_scheme(
         "ownerKey",

@@ -20,6 +20,7 @@ import orjson
 from flask import Flask
 from werkzeug.http import HTTP_STATUS_CODES
 
+from api.context import app_context
 from api.error_answers import error_parts
 from api.games_api import make_move, version_headers
 from api.schemas import GAME_ID_PATTERN
@@ -40,8 +41,8 @@ class MoveFastPath:
 
     def __init__(self, app: Flask, wsgi_app: WsgiApp) -> None:
         self.next = wsgi_app
-        self.service = app.extensions["trickarena.service"]
-        self.recorder = app.extensions.get("trickarena.requests")
+        self.service = app_context(app).service
+        self.recorder = app_context(app).requests
         self.max_body: int | None = app.config.get("MAX_CONTENT_LENGTH")
         # The metric and log label Flask would give the route, read off the route itself.
         self.endpoint = next(rule.rule for rule in app.url_map.iter_rules() if rule.endpoint == MOVE_ENDPOINT)

@@ -11,6 +11,7 @@ import orjson
 from flask import Response, current_app, jsonify, request, stream_with_context
 
 from api.blueprint_util import Blueprint, ErrorDocs, header_parameter
+from api.context import app_context
 from api.schemas import (
     MAX_SEED,
     CreatedGameSchema,
@@ -84,8 +85,7 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 def service() -> GameService:
     """The app's GameService."""
-    svc: GameService = current_app.extensions["trickarena.service"]
-    return svc
+    return app_context().service
 
 
 def bearer_token() -> str | None:
@@ -460,7 +460,7 @@ def get_health() -> Response:
         redis_status = {"ok": False, "error": type(exc).__name__}
     body: dict[str, Any] = {"status": "ok", "redis": redis_status, "workers": None}
     healthy = redis_status["ok"]
-    for name, check in current_app.extensions["trickarena.health"].items():
+    for name, check in app_context().health.items():
         try:
             section = check()
         except Exception as exc:  # a broken reporter makes the server degraded, not broken

@@ -10,6 +10,7 @@ import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML 
 
 from api.app import create_app
 from api.blueprint_util import Api
+from api.context import app_context
 from core.repository import GameRepository
 
 
@@ -27,7 +28,7 @@ def spec_dict() -> dict[str, Any]:
     repository = GameRepository(_NoRedis(), prefix="spec:")  # type: ignore[arg-type]
     app = create_app({"TRICKARENA_REPOSITORY": repository})
     with app.app_context():
-        api: Api = app.extensions["trickarena.api"]
+        api: Api = app_context(app).api
         return api.spec.to_dict()
 
 

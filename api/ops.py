@@ -30,6 +30,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from api.context import app_context
 from core.telemetry import (
     BOT_LATENCY_BUCKETS,
     DEFAULT_QUEUE,
@@ -248,21 +249,21 @@ class RequestRecorder:
 
 def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, Any]]) -> None:
     """Add a section (e.g. "workers") to getHealth; `check` returns a JSON dict with an `ok` flag."""
-    app.extensions["trickarena.health"][name] = check
+    app_context(app).health[name] = check
 
 
 def init_app(app: Flask) -> None:
     """Request ids, JSON access logs, request metrics, `/metrics`, and the workers section of getHealth."""
 
     configure_logging()
-    service = app.extensions["trickarena.service"]
+    service = app_context(app).service
     client: redis.Redis = service.repository.client
     prefix: str = service.repository.prefix
     queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
     registry = _registry(PlatformCollector(client, prefix, queue))
 
     recorder = RequestRecorder()
-    app.extensions["trickarena.requests"] = recorder
+    app_context(app).requests = recorder
 
     @app.before_request
     def _start() -> None:

@@ -8,19 +8,18 @@ default ``trickarena``) where `trickarena worker` processes pick them up.
 
 from __future__ import annotations
 
-import os
 from datetime import UTC
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify
+from flask import Flask, Response, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs
+from api.context import app_context
 from api.games_api import bearer_token
 from core import errors
 from harness import tournaments as ops
 from harness.runner import HarnessContext
-from harness.store import HarnessStore
 
 blp = Blueprint("tournaments", __name__, description="Tournaments and leagues of bots.")
 
@@ -44,8 +43,7 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 def context() -> HarnessContext:
     """The app's harness context."""
-    ctx: HarnessContext = current_app.extensions["trickarena.harness"]
-    return ctx
+    return app_context().harness
 
 
 def _key() -> str | None:
@@ -490,26 +488,6 @@ def get_league_standings(league_id: str) -> Response:
 
 def register(api: Api, app: Flask) -> None:
     """Hook for the app factory: the harness context and the blueprint."""
-    if "TRICKARENA_HARNESS" in app.config:
-        ctx = app.config["TRICKARENA_HARNESS"]
-    else:
-        service = app.extensions["trickarena.service"]
-        repository = service.repository
-        bots = app.extensions.get("trickarena.bots")
-        if bots is None:
-            from core.bot_registry import BotRegistry
-
-            bots = BotRegistry(repository.client, prefix=repository.prefix)
-        queue = app.config.get("TRICKARENA_QUEUE") or os.environ.get("TRICKARENA_QUEUE", "trickarena")
-        ctx = HarnessContext(
-            HarnessStore(repository.client, repository.prefix),
-            service,
-            bots,
-            bots.policy,
-            queue,
-            app.config.get("REDIS_URL", ""),
-        )
-    app.extensions["trickarena.harness"] = ctx
     if "ownerKey" not in api.spec.components.security_schemes:
         api.spec.components.security_scheme(
             "ownerKey", {"type": "http", "scheme": "bearer", "description": "A secret owner key."}

@@ -10,10 +10,11 @@ purpose: they are the pages' private backend, not part of the API contract.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_from_directory
 
+from api.context import app_context
 from api.schemas import GAME_ID_PATTERN
 from core.errors import ServiceError
 from core.service import GameService
@@ -34,20 +35,12 @@ bp = Blueprint("web", __name__, url_prefix="/web")
 
 
 def _service() -> GameService:
-    service: GameService = current_app.extensions["trickarena.service"]
-    return service
+    return app_context().service
 
 
-def _context() -> Any:
-    """The harness context on the app's Redis and key prefix (built once per app)."""
-
-    ctx = current_app.extensions.get("trickarena.web.harness")
-    if ctx is None:
-        repository = _service().repository
-        url = str(current_app.config["REDIS_URL"])
-        ctx = HarnessContext.build(url, repository.prefix)
-        current_app.extensions["trickarena.web.harness"] = ctx
-    return ctx
+def _context() -> HarnessContext:
+    """The app's harness context (the same pool and settings as every other route)."""
+    return app_context().harness
 
 
 def _check_id(value: str) -> str:
@@ -90,11 +83,10 @@ def static_file(name: str) -> Response:
 
 
 # -- data -----------------------------------------------------------------------------------------
-def _names(ctx: Any, ids: list[str]) -> dict[str, str]:
+def _names(ctx: HarnessContext, ids: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
-    lookup = getattr(ctx, "bot", None) or ctx.store.bot
     for bot_id in ids:
-        record = lookup(bot_id)
+        record = ctx.bot(bot_id)
         out[bot_id] = record.name if record is not None else bot_id
     return out
 
@@ -113,7 +105,8 @@ def overview() -> Response:
         info["entrant_names"] = _names(ctx, info["entrants"])
         rows.append(info)
     leagues = []
-    for raw in ctx.store.client.zrevrange(ctx.store.key_for("league_index"), 0, 49):
+    raw_ids = cast(list[bytes], ctx.store.client.zrevrange(ctx.store.key_for("league_index"), 0, 49))
+    for raw in raw_ids:
         try:
             leagues.append(t.get_league(ctx, raw.decode()))
         except Exception:

@@ -95,14 +95,15 @@ def options_schema() -> dict[str, Any]:
     """JSON Schema of the options object."""
     clause = {
         "type": "object",
+        "description": "The selected colour sum(s) must reach `min`. There is no `max`: over-fulfilling "
+        "always counts, so a condition can only ask for minimums.",
         "properties": {
             "colour": {
                 "oneOf": [{"type": "integer", "minimum": 0, "maximum": 2}, {"enum": ["every", "any", "two"]}]
             },
             "min": {"type": "integer", "minimum": 0},
-            "max": {"type": "integer", "minimum": 0},
         },
-        "required": ["colour"],
+        "required": ["colour", "min"],
         "additionalProperties": False,
     }
     task = {

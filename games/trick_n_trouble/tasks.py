@@ -1,4 +1,10 @@
-"""Task cards: the shipped deck, validation of replacement decks, conditions and texts."""
+"""Task cards: the shipped deck, validation of replacement decks, conditions and texts.
+
+The rulebook collects "each task that you can fulfil (or over-fulfil) with the trick", so a
+condition may only ask for minimums: a clause is "the selected colour sum(s) reach `min`", and a
+trick with more in any colour fulfils every task a smaller one fulfils (`task_met` is monotone).
+A clause with an upper bound (`max`, once used for "exactly" and "none of" tasks) is refused.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from games.base import InvalidOptions
 SETUP_FACE_UP: dict[int, int] = {1: 3, 2: 1, 3: 1}
 SELECTORS = ("every", "any", "two")
 TASK_KEYS = {"id", "level", "points", "text", "condition"}
-CLAUSE_KEYS = {"colour", "min", "max"}
+CLAUSE_KEYS = {"colour", "min"}
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 # Only bare colour placeholders: a format spec like {0:>99999999} would let a deck blow up views.
 PLACEHOLDER_OR_ESCAPE = re.compile(r"\{[012]\}|\{\{|\}\}")
@@ -42,20 +48,21 @@ def _is_int(value: object) -> TypeGuard[int]:
 def _check_clause(where: str, clause: object) -> None:
     if not isinstance(clause, dict):
         raise InvalidOptions(f"{where}: a clause must be an object")
+    if "max" in clause:
+        raise InvalidOptions(
+            f"{where}: 'max' is not allowed: over-fulfilling always counts (rulebook: \"collect each "
+            f"task that you can fulfil (or over-fulfil) with the trick\"), so a clause can only set 'min'"
+        )
     extra = set(clause) - CLAUSE_KEYS
     if extra:
         raise InvalidOptions(f"{where}: unknown clause keys {sorted(extra)}")
     colour = clause.get("colour")
     if not (colour in SELECTORS or (_is_int(colour) and 0 <= colour <= 2)):
         raise InvalidOptions(f"{where}: colour must be 0, 1, 2, 'every', 'any' or 'two', not {colour!r}")
-    bounds = [clause[key] for key in ("min", "max") if key in clause]
-    if not bounds:
-        raise InvalidOptions(f"{where}: a clause needs 'min' or 'max'")
-    ints = [bound for bound in bounds if _is_int(bound) and bound >= 0]
-    if len(ints) != len(bounds):
-        raise InvalidOptions(f"{where}: 'min' and 'max' must be non-negative integers")
-    if len(ints) == 2 and ints[0] > ints[1]:
-        raise InvalidOptions(f"{where}: 'min' {ints[0]} is greater than 'max' {ints[1]}")
+    if "min" not in clause:
+        raise InvalidOptions(f"{where}: a clause needs 'min'")
+    if not (_is_int(clause["min"]) and clause["min"] >= 0):
+        raise InvalidOptions(f"{where}: 'min' must be a non-negative integer")
 
 
 def _check_task(index: int, task: object, colours: tuple[str, ...]) -> Task:
@@ -111,8 +118,8 @@ def render_text(task: Task, colours: tuple[str, ...]) -> str:
     return text
 
 
-def _selected(colour: int | str, sums: list[int], low: int, high: int) -> bool:
-    inside = [low <= total <= high for total in sums]
+def _selected(colour: int | str, sums: list[int], low: int) -> bool:
+    inside = [total >= low for total in sums]
     if colour == "every":
         return all(inside)
     if colour == "any":
@@ -123,10 +130,11 @@ def _selected(colour: int | str, sums: list[int], low: int, high: int) -> bool:
 
 
 def clause_met(clause: dict[str, Any], sums: list[int]) -> bool:
-    """Whether the per-colour sums satisfy one clause."""
-    return _selected(clause["colour"], sums, clause.get("min", 0), clause.get("max", 10**9))
+    """Whether the per-colour sums satisfy one clause (monotone: more never hurts)."""
+    return _selected(clause["colour"], sums, clause["min"])
 
 
 def task_met(task: Task, sums: list[int]) -> bool:
-    """Whether a trick with these per-colour sums fulfils the task (every clause holds)."""
+    """Ruling 6 (over-fulfilling counts): whether a trick with these per-colour sums fulfils the
+    task -- every clause holds; if sums fulfil a task, so does every componentwise larger vector."""
     return all(clause_met(clause, sums) for clause in task["condition"])

@@ -78,12 +78,12 @@ class Clause(TypedDict):
 
     ``colour`` is a colour index (0..2, the position in the ``colours`` option), ``"every"``
     (all three colours), ``"any"`` (at least one colour) or ``"two"`` (at least two colours);
-    the selected sum(s) must lie within ``min`` .. ``max`` (each optional, at least one given).
+    the selected sum(s) must reach ``min``.  There is no upper bound: over-fulfilling always
+    counts, so more cards can only help.
     """
 
     colour: int | Literal["every", "any", "two"]
-    min: NotRequired[int]
-    max: NotRequired[int]
+    min: int
 
 
 class TaskCard(TypedDict):

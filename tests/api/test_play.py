@@ -7,6 +7,7 @@ import random
 import pytest
 from flask import Flask
 
+from api.context import app_context
 from tests.api.conftest import GAME_SETUPS, LiveServer, auth, create, make_app, play_out, tokens_of
 
 
@@ -106,7 +107,7 @@ def test_app_reads_config_from_environment(monkeypatch, redis_url: str, key_pref
     app: Flask = __import__("api.app", fromlist=["create_app"]).create_app()
     client = app.test_client()
     created = create(client, "trick-n-trouble", 3, seed=2)
-    repo = app.extensions["trickarena.service"].repository
+    repo = app_context(app).service.repository
     assert repo.client.exists(f"{key_prefix}game:{created['game_id']}") == 1
     play_out([client], created["game_id"], tokens_of(created), random.Random(2))
     ttl = repo.client.ttl(f"{key_prefix}game:{created['game_id']}")

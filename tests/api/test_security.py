@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.context import app_context
 from tests.api.conftest import auth, create, tokens_of
 
 READERS_EVERY = 4  # check every reader's view and events every few moves (keeps the test quick)
@@ -102,7 +103,7 @@ def test_tokens_are_long_random_and_stored_hashed(client: FlaskClient, app, raw_
     tokens = tokens_of(created)
     assert len(set(tokens.values())) == 6
     assert all(len(t) >= 32 for t in tokens.values())  # 24 bytes of urlsafe base64 = 192 bits
-    key = app.extensions["trickarena.service"].repository.key_for("game", created["game_id"])
+    key = app_context(app).service.repository.key_for("game", created["game_id"])
     stored = raw_redis.hgetall(key)
     blob = json.dumps({k.decode(): v.decode("latin-1") for k, v in stored.items()})
     assert not any(t in blob for t in tokens.values())

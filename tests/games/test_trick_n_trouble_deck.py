@@ -1,13 +1,103 @@
-"""The shipped task deck: story mode's 27 tasks are possible (an explicit deal that fulfils all of them)."""
+"""The shipped task deck: over-fulfilling always counts, and story mode's 27 tasks are possible."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from games.base import InvalidOptions
 from games.trick_n_trouble import GAME
-from games.trick_n_trouble.tasks import builtin_deck
+from games.trick_n_trouble.cards import DEFAULT_COLOURS
+from games.trick_n_trouble.tasks import builtin_deck, task_met, validate_deck
+from tests.games.test_trick_n_trouble_support import SMALL_DECK
+
+# A colour's sum in one trick is at most 9 + 8 + 7 = 24.
+SUM_GRID = list(itertools.product(range(25), repeat=3))
+UNIT_STEPS = ([1, 0, 0], [0, 1, 0], [0, 0, 1])
+
+
+@pytest.mark.parametrize("task", builtin_deck(), ids=[t["id"] for t in builtin_deck()])
+def test_ruling_over_fulfilling_always_counts_for_every_shipped_task(task: dict[str, Any]) -> None:
+    """Over-fulfilling (rulebook: "fulfil (or over-fulfil)"): for every trick sum vector s, if s fulfils
+    the task so does s plus one in any colour -- hence every componentwise larger vector does."""
+    for sums in SUM_GRID:
+        if task_met(task, list(sums)):
+            for step in UNIT_STEPS:
+                assert task_met(task, [a + b for a, b in zip(sums, step, strict=True)]), (task["id"], sums)
+    assert any(task_met(task, list(sums)) for sums in SUM_GRID), "every shipped task can be fulfilled"
+
+
+def test_ruling_shipped_tasks_ask_only_for_minimums() -> None:
+    """Over-fulfilling: no shipped clause has an upper bound (the former l2-8 "no green at all" and
+    l3-8 "exactly 10 yellow" are replaced by minimum-only tasks of about the same difficulty)."""
+    clauses = [clause for task in builtin_deck() for clause in task["condition"]]
+    assert all(set(clause) == {"colour", "min"} for clause in clauses)
+    texts = {t["id"]: t["text"] for t in builtin_deck()}
+    assert texts["l2-8"] == "At least 10 in one colour and at least 4 in another"
+    assert texts["l3-8"] == "At least 10 {2} and at least 5 {0}"
+
+
+REPLACEMENT_CASES = [
+    # (task, sums, fulfilled?)
+    ("l2-8", [10, 4, 0], True),
+    ("l2-8", [0, 4, 12], True),
+    ("l2-8", [10, 3, 3], False),
+    ("l2-8", [24, 0, 0], False),
+    ("l2-8", [9, 9, 9], False),
+    ("l3-8", [5, 0, 10], True),
+    ("l3-8", [9, 9, 17], True),
+    ("l3-8", [4, 9, 17], False),
+    ("l3-8", [9, 0, 9], False),
+]
+
+
+@pytest.mark.parametrize(("task_id", "sums", "met"), REPLACEMENT_CASES)
+def test_ruling_replacement_tasks_mean_what_their_texts_say(task_id: str, sums: list[int], met: bool) -> None:
+    """Over-fulfilling: l2-8 is "at least 10 in one colour and at least 4 in another", l3-8 "at least 10
+    yellow and at least 5 blue" (default colours); more in any colour never undoes them."""
+    [task] = [t for t in builtin_deck() if t["id"] == task_id]
+    assert task_met(task, sums) == met
+
+
+selectors = st.sampled_from([0, 1, 2, "every", "any", "two"])
+clauses = st.fixed_dictionaries(
+    {"colour": selectors, "min": st.integers(0, 40)}, optional={"max": st.integers(0, 40)}
+)
+tasks = st.builds(
+    lambda level, points, condition: {
+        "id": "gen",
+        "level": level,
+        "points": points,
+        "text": "generated",
+        "condition": condition,
+    },
+    st.integers(1, 3),
+    st.integers(0, 9),
+    st.lists(clauses, min_size=1, max_size=6),
+)
+sums = st.lists(st.integers(0, 40), min_size=3, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(task=tasks, low=sums, more=sums)
+def test_property_ruling_every_valid_replacement_task_is_monotone(
+    task: dict[str, Any], low: list[int], more: list[int]
+) -> None:
+    """Over-fulfilling: a replacement task with an upper bound is refused; any task a replacement deck
+    may hold (it passes validation) is monotone: if sums s fulfil it, every s' >= s does too."""
+    try:
+        [checked] = validate_deck([*SMALL_DECK, task], DEFAULT_COLOURS)[-1:]
+    except InvalidOptions as error:
+        assert any("max" in clause for clause in task["condition"])
+        assert "'max' is not allowed: over-fulfilling always counts" in error.message
+        return
+    high = [a + b for a, b in zip(low, more, strict=True)]
+    assert not task_met(checked, low) or task_met(checked, high)
+
 
 # The card each seat plays in rounds 1..9; leads go 0, 0, 0, 0, 1, 2, 1, 1, 1 (each trick's winner).
 PLAYS = [

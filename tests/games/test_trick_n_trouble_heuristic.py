@@ -34,7 +34,7 @@ def test_heuristic_last_player_completes_the_most_valuable_tasks() -> None:
     act(state, 0, "play", card="blue-9")  # seat 1 must follow with blue-5 (played automatically)
     view = GAME.view(state, 2)
     assert [m["card"] for m in view["legal_moves"]] == ["green-3", "yellow-5"]
-    # green-3: a1 + b1 + c1 ("exactly 3 green") = 9 points; yellow-5: a1 + b1 + a3 = 5 points.
+    # green-3: a1 + b1 + c1 ("at least 3 green") = 9 points; yellow-5: a1 + b1 + a3 = 5 points.
     assert choose(view, view["legal_moves"], random.Random(0)) == {"type": "play", "card": "green-3"}
 
 

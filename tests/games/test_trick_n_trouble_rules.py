@@ -491,13 +491,13 @@ def test_ruling6_the_same_sums_fulfil_several_tasks_and_score_their_points() -> 
     assert state["face_up"] == ["a2", "a3"]
 
 
-def test_ruling6_an_exact_task_fails_when_the_sum_is_exceeded() -> None:
-    """Task conditions: 'exactly' means exactly; more is not enough."""
+def test_ruling6_over_fulfilling_a_task_fulfils_it() -> None:
+    """Ruling 6: "collect each task that you can fulfil (or over-fulfil)": 7 green fulfil "at least 3"."""
     state = new([["blue-9", "yellow-8"], ["green-4", "yellow-7"], ["green-3", "yellow-9"]])
     to_play(state)
     events = plays(state, "blue-9", "green-4", "green-3")
     [won] = [e for e in events if e["type"] == "trick-won"]
-    assert won["sums"] == [9, 7, 0] and won["fulfilled"] == ["a1", "a2"]
+    assert won["sums"] == [9, 7, 0] and won["fulfilled"] == ["a1", "a2", "c1"]
 
 
 def test_phase6_played_cards_go_face_up_on_the_discard_pile() -> None:

@@ -40,6 +40,17 @@ def test_options_default_and_schema() -> None:
     assert GAME.seat_counts == (3,) and GAME.name == "trick-n-trouble"
 
 
+def test_ruling_options_schema_clauses_have_only_a_minimum() -> None:
+    """Over-fulfilling: the options schema of a replacement task's clause knows `colour` and `min` only
+    (`min` required, nothing else allowed), like the validation that refuses a `max`."""
+    tasks = GAME.options_schema()["properties"]["tasks"]["oneOf"][1]["items"]
+    clause = tasks["properties"]["condition"]["items"]
+    assert set(clause["properties"]) == {"colour", "min"} and clause["required"] == ["colour", "min"]
+    assert (
+        clause["additionalProperties"] is False and "over-fulfilling always counts" in clause["description"]
+    )
+
+
 BAD_OPTIONS = [
     ({"expert": "yes"}, "expert must be true or false"),
     ({"story": 1}, "story must be true or false"),
@@ -97,12 +108,18 @@ BAD_DECKS = [
     ("empty condition", _with(0, condition=[]), "condition must be a list of 1 to 6 clauses"),
     ("bad colour", _with(0, condition=[{"colour": "red", "min": 1}]), "colour must be 0, 1, 2"),
     ("colour 3", _with(0, condition=[{"colour": 3, "min": 1}]), "colour must be 0, 1, 2"),
-    ("no bounds", _with(0, condition=[{"colour": 0}]), "needs 'min' or 'max'"),
-    ("negative bound", _with(0, condition=[{"colour": 0, "min": -2}]), "non-negative integers"),
+    ("no min", _with(0, condition=[{"colour": 0}]), "a clause needs 'min'"),
+    ("negative min", _with(0, condition=[{"colour": 0, "min": -2}]), "'min' must be a non-negative integer"),
+    ("boolean min", _with(0, condition=[{"colour": 0, "min": True}]), "'min' must be a non-negative integer"),
     (
-        "min above max",
-        _with(0, condition=[{"colour": 0, "min": 5, "max": 4}]),
-        "'min' 5 is greater than 'max' 4",
+        "an upper bound",
+        _with(0, condition=[{"colour": 1, "max": 0}]),
+        "'max' is not allowed: over-fulfilling",
+    ),
+    (
+        "exactly",
+        _with(6, condition=[{"colour": 1, "min": 3, "max": 3}]),
+        "task 'c1' clause 0: 'max' is not allowed",
     ),
     ("unknown clause key", _with(0, condition=[{"colour": 0, "min": 5, "at": 1}]), "unknown clause keys"),
     (
