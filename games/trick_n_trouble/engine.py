@@ -1,8 +1,9 @@
 """Trick 'n Trouble rules: setup, the six phases of a round, moves, views and the result.
 
 The state is a plain JSON dict.  Randomness is used only at setup (the seed shuffles the
-cards, the task piles and the story pile); after that the game is deterministic, so the
-state needs no random-generator state and `replay` just re-applies the actions.
+cards and the three task piles; story mode stacks the piles, it does not shuffle them); after
+that the game is deterministic, so the state needs no random-generator state and `replay` just
+re-applies the actions.
 
 Decisions that have exactly one option are taken automatically (event ``"auto": true``):
 drawing a task when only one level has tasks left, passing or playing the only card in a
@@ -48,7 +49,7 @@ LEVELS = ("1", "2", "3")
 STORY_THRESHOLD = 19
 COLOUR_NAME = re.compile(r"^[a-z][a-z0-9]{0,15}$")
 OPTION_KEYS = {"expert", "story", "threshold", "story_threshold", "colours", "tasks", "first_leader"}
-DEAL_KEYS = {"hands", "draw", "tasks", "story"}
+DEAL_KEYS = {"hands", "draw", "tasks"}
 MOVE_FIELDS: dict[str, frozenset[str]] = {
     "choose-task-level": frozenset({"type", "level"}),
     "start-passing": frozenset({"type"}),
@@ -129,7 +130,8 @@ def options_schema() -> dict[str, Any]:
             "story": {
                 "type": "boolean",
                 "default": False,
-                "description": "One shuffled task pile; only the number of fulfilled tasks counts.",
+                "description": "One task pile (the level piles stacked, level 1 on top); only the number "
+                "of fulfilled tasks counts.",
             },
             "threshold": {
                 "type": "integer",
@@ -329,14 +331,10 @@ def _deal_task_piles(
     return piles
 
 
-def _deal_story_pile(deal: dict[str, Any] | None, rest: list[str], rng: random.Random) -> list[str]:
-    order = _shuffled(rest, rng)
-    if deal is not None and "story" in deal:
-        pile = deal["story"]
-        if not _same_ids(pile, rest):
-            raise InvalidDeal(f"deal 'story' must list each task not face up once: {sorted(rest)}")
-        order = list(pile)
-    return order
+def stack_story_pile(piles: dict[str, list[str]]) -> list[str]:
+    """Ruling (story mode): after the setup the three task piles are stacked, not shuffled, into
+    one pile -- level 1 on top, level 3 at the bottom (the story grows harder); top first."""
+    return [task_id for level in LEVELS for task_id in piles[level]]
 
 
 def new_game(
@@ -356,11 +354,14 @@ def new_game(
     if deal is not None:
         if not isinstance(deal, dict):
             raise InvalidDeal("a deal must be an object")
+        if "story" in deal:
+            raise InvalidDeal(
+                "deal 'story' is not accepted: story mode stacks the level piles (level 1 on top, level 3 "
+                "at the bottom), so give the order of the story pile with deal 'tasks'"
+            )
         unknown = set(deal) - DEAL_KEYS
         if unknown:
             raise InvalidDeal(f"unknown deal keys {sorted(unknown)}; known: {sorted(DEAL_KEYS)}")
-        if "story" in deal and not opts["story"]:
-            raise InvalidDeal("a 'story' pile order needs story mode")
     rng = random.Random(seed)
     table = card_table(tuple(opts["colours"]))
     hands, draw = _deal_cards(deal, table, rng)
@@ -368,7 +369,7 @@ def new_game(
     face_up = [piles[str(level)].pop(0) for level, count in SETUP_FACE_UP.items() for _ in range(count)]
     story: list[str] | None = None
     if opts["story"]:
-        story = _deal_story_pile(deal, [t for level in LEVELS for t in piles[level]], rng)
+        story = stack_story_pile(piles)
         piles = {level: [] for level in LEVELS}
     lead = opts["first_leader"]
     return {

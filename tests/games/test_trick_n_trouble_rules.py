@@ -127,18 +127,30 @@ def test_single_remaining_level_is_drawn_automatically_and_filling_stops_when_pi
     assert state["face_up"] == ["a2", "a3", "c1", "a4"] and state["phase"] == "pass-decision"
 
 
-def test_ruling2_story_mode_fills_from_the_top_of_the_single_shuffled_pile() -> None:
+def test_ruling2_story_mode_fills_from_the_top_of_the_single_stacked_pile() -> None:
     """Ruling 2 / story mode: new tasks come from the top of the single pile, no level to choose."""
-    state = new(
-        [["blue-9", "green-5"], ["blue-8", "green-6"], ["blue-7", "yellow-6"]],
-        story_order=["c2", "a4", "b2"],
-        story=True,
-    )
-    assert state["piles"] == {"1": [], "2": [], "3": []} and state["story"] == ["c2", "a4", "b2"]
+    state = new([["blue-9", "green-5"], ["blue-8", "green-6"], ["blue-7", "yellow-6"]], story=True)
+    assert state["piles"] == {"1": [], "2": [], "3": []} and state["story"] == ["a4", "b2", "c2"]
     to_play(state)
     events = plays(state, "blue-9", "blue-8", "blue-7")
-    assert [e["task"] for e in events if e["type"] == "task-drawn"] == ["c2", "a4"]
-    assert state["face_up"] == ["a2", "a3", "c1", "c2", "a4"] and state["story"] == ["b2"]
+    drawn = [(e["task"], e["auto"]) for e in events if e["type"] == "task-drawn"]
+    assert drawn == [("a4", True), ("b2", True)]
+    assert state["face_up"] == ["a2", "a3", "c1", "a4", "b2"] and state["story"] == ["c2"]
+
+
+STACK_SEEDS = [0, 1, 7, 123, 2**31 - 1]
+
+
+@pytest.mark.parametrize("seed", STACK_SEEDS)
+def test_ruling_story_mode_stacks_the_piles_level_1_on_top(seed: int) -> None:
+    """Story mode: after the setup the three task piles are stacked, not shuffled -- the story pile is
+    the seed's level-1 pile on top of its level-2 pile on top of its level-3 pile."""
+    normal = GAME.new_game(3, seed=seed)
+    story = GAME.new_game(3, {"story": True}, seed=seed)
+    assert story["face_up"] == normal["face_up"] and story["hands"] == normal["hands"]
+    assert story["story"] == normal["piles"]["1"] + normal["piles"]["2"] + normal["piles"]["3"]
+    levels = {t["id"]: t["level"] for t in builtin_deck()}
+    assert [levels[t] for t in story["story"]] == [1] * 6 + [2] * 8 + [3] * 8
 
 
 # --------------------------------------------------------------------------- phase 2: fill up hand
@@ -288,18 +300,14 @@ def test_ruling2_switching_cannot_draw_from_an_empty_level() -> None:
 
 def test_ruling2_story_mode_switch_uses_the_single_pile_without_a_level() -> None:
     """Ruling 2 / story mode: the task goes under the single pile and its top is drawn."""
-    state = new(
-        [["blue-3", "blue-4"], ["green-3", "green-4"], ["yellow-3", "yellow-4"]],
-        story_order=["c2", "a4", "b2"],
-        story=True,
-    )
+    state = new([["blue-3", "blue-4"], ["green-3", "green-4"], ["yellow-3", "yellow-4"]], story=True)
     act(state, 0, "skip-passing")
     assert {"type": "switch-task", "task": "a1"} in GAME.legal_moves(state, 0)
     with pytest.raises(Exception) as error:
         act(state, 0, "switch-task", task="a1", level=1)
     assert error.value.code == "illegal_move"
     act(state, 0, "switch-task", task="a1")
-    assert state["face_up"] == ["a2", "a3", "b1", "c1", "c2"] and state["story"] == ["a4", "b2", "a1"]
+    assert state["face_up"] == ["a2", "a3", "b1", "c1", "a4"] and state["story"] == ["b2", "c2", "a1"]
 
 
 def test_keeping_the_tasks_changes_nothing() -> None:

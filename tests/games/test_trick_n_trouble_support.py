@@ -43,7 +43,6 @@ def new(
     *,
     piles: dict[str, list[str]] | None = None,
     tasks: list[dict[str, Any]] | None = None,
-    story_order: list[str] | None = None,
     **options: Any,
 ) -> State:
     """A game with an explicit deal (draw pile empty unless given) and the small deck by default."""
@@ -53,8 +52,6 @@ def new(
         piles = piles or SMALL_PILES
     if piles is not None:
         deal["tasks"] = piles
-    if story_order is not None:
-        deal["story"] = story_order
     return GAME.new_game(3, {"tasks": tasks, **options}, seed=1, deal=deal)
 
 

@@ -167,7 +167,7 @@ BAD_DEALS = [
     ("draw without hands", {"draw": DECK[15:]}, "needs 'hands'"),
     ("task pile incomplete", {"tasks": {"1": ["l1-1"]}}, "must list each level-1 task once"),
     ("unknown level", {"tasks": {"4": []}}, "levels '1', '2', '3'"),
-    ("story order without story mode", {"story": []}, "needs story mode"),
+    ("story order", {"story": []}, "deal 'story' is not accepted: story mode stacks the level piles"),
 ]
 
 
@@ -179,10 +179,17 @@ def test_bad_deals_are_rejected_with_a_clear_reason(case: str, deal: Any, reason
     assert reason in error.value.message
 
 
-def test_bad_story_pile_order_is_rejected() -> None:
-    """Explicit deals / story mode: the story pile must hold exactly the tasks not face up."""
-    with pytest.raises(InvalidDeal, match="each task not face up once"):
-        GAME.new_game(3, {"story": True}, deal={"story": ["l1-1"]})
+def test_ruling_story_pile_order_comes_from_the_level_piles_of_the_deal() -> None:
+    """Explicit deals / story mode: the story pile is the stack of the deal's level piles (level 1 on
+    top); a separate 'story' order is refused -- even one equal to that stack -- saying to use 'tasks'."""
+    piles = {
+        str(level): [t["id"] for t in builtin_deck() if t["level"] == level][::-1] for level in (1, 2, 3)
+    }
+    state = GAME.new_game(3, {"story": True}, deal={"tasks": piles})
+    assert state["story"] == piles["1"][3:] + piles["2"][1:] + piles["3"][1:]
+    for options in ({"story": True}, {}):
+        with pytest.raises(InvalidDeal, match="give the order of the story pile with deal 'tasks'"):
+            GAME.new_game(3, options, deal={"tasks": piles, "story": state["story"]})
 
 
 def test_a_full_explicit_deal_fixes_hands_draw_pile_and_task_piles() -> None:
