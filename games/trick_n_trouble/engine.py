@@ -411,10 +411,17 @@ def _fill_levels(state: State) -> list[int]:
     return [int(level) for level in LEVELS if state["piles"][level]]
 
 
-def _switch_levels(state: State, task_id: str, open_levels: list[str]) -> list[int]:
-    """Ruling 2: after putting the task under its pile, draw from any non-empty level."""
-    own = str(_tasks(state)[task_id]["level"])
-    return [int(level) for level in LEVELS if level in open_levels or level == own]
+def switch_sources(state: State) -> list[int | None]:
+    """Ruling (switching to an empty pile): the piles a switch may draw its replacement from.
+
+    The replacement must be a new task, never the one just switched, so a pile counts as it is
+    *before* the switched task goes under it: a level is offered only if its pile holds a task
+    then (its top is drawn, never the task put at the bottom).  Story mode: the single pile
+    (None) while it holds a task.  With no pile to draw from, no switch is offered at all.
+    """
+    if state["story"] is not None:
+        return [None] if state["story"] else []
+    return [int(level) for level in LEVELS if state["piles"][level]]
 
 
 def _lead_colours(card: Card) -> frozenset[int] | None:
@@ -448,15 +455,13 @@ def _moves_for_phase(state: State) -> list[Move]:
         return [{"type": "pass-card", "card": card} for card in state["hands"][seat]]
     if phase == "switch-task":
         moves: list[Move] = [{"type": "keep-tasks"}]
-        open_levels = [level for level in LEVELS if state["piles"][level]]
+        sources = switch_sources(state)
         for task_id in state["face_up"]:
-            if state["story"] is not None:
-                moves.append({"type": "switch-task", "task": task_id})
-            else:
-                moves.extend(
-                    {"type": "switch-task", "task": task_id, "level": level}
-                    for level in _switch_levels(state, task_id, open_levels)
-                )
+            for level in sources:
+                switch: Move = {"type": "switch-task", "task": task_id}
+                if level is not None:
+                    switch["level"] = level
+                moves.append(switch)
         return moves
     if phase == "play":
         return [{"type": "play", "card": card} for card in playable_cards(state, seat)]
@@ -517,6 +522,11 @@ def _why_illegal(state: State, seat: int, move: Move) -> str:
         return "switch-task needs the level to draw the replacement from"
     if kind == "switch-task" and state["story"] is not None:
         return "in story mode the replacement is the top of the single pile: give no level"
+    if kind == "switch-task":
+        return (
+            f"the level-{move['level']} task pile is empty: the replacement must be a new task, "
+            f"not the one just put under its pile"
+        )
     return f"the level-{move.get('level')} task pile is empty"
 
 
@@ -605,7 +615,8 @@ def _enter_switch(state: State) -> None:
 
 
 def _switch_task(state: State, task_id: str, level: int | None, events: list[Event]) -> None:
-    """Ruling 2: the task goes under its pile, the lead draws a replacement."""
+    """Ruling 2: the task goes under its pile, then the lead draws a replacement from a pile that
+    held a task before (`switch_sources`), so the replacement is never the switched task."""
     state["face_up"].remove(task_id)
     if state["story"] is not None:
         state["story"].append(task_id)

@@ -310,6 +310,53 @@ def test_ruling2_story_mode_switch_uses_the_single_pile_without_a_level() -> Non
     assert state["face_up"] == ["a2", "a3", "b1", "c1", "a4"] and state["story"] == ["b2", "c2", "a1"]
 
 
+SWITCH_CASES = [
+    # (case, tasks left in the piles after the setup, story mode, sources a switch may draw from)
+    ("every pile holds a task", ["a4", "b2", "c2"], False, [1, 2, 3]),
+    ("a pile empty before the put-back is no choice, even the task's own", ["a4", "b2"], False, [1, 2]),
+    ("the own pile holding a task is a choice: its top comes, not the task", ["c2"], False, [3]),
+    ("every pile empty: no switch is offered", [], False, []),
+    ("story pile holding a task: switch, no level", ["a4"], True, [None]),
+    ("story pile empty: no switch is offered", [], True, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "extra", "story", "sources"), SWITCH_CASES, ids=[c[0] for c in SWITCH_CASES]
+)
+def test_ruling_switching_never_hands_back_the_switched_task(
+    case: str, extra: list[str], story: bool, sources: list[int | None]
+) -> None:
+    """Switching to an empty pile: a pile counts as it is before the switched task goes under it; a
+    level (story: the single pile) is offered only if it then holds a task, so the replacement is always
+    a new task; with nothing to draw no switch is offered and keeping is automatic (public: pile sizes)."""
+    deck = [t for t in SMALL_DECK if t["id"] in {"a1", "a2", "a3", "b1", "c1", *extra}]
+    piles = {str(n): [t["id"] for t in deck if t["level"] == n] for n in (1, 2, 3)}  # face-up ones on top
+    state = new(
+        [["blue-3", "blue-4"], ["green-3", "green-4"], ["yellow-3", "yellow-4"]],
+        piles=piles,
+        tasks=deck,
+        story=story,
+    )
+    events = act(state, 0, "skip-passing")
+    if not sources:
+        assert state["phase"] == "play" and {"type": "tasks-kept", "seat": 0, "auto": True} in events
+        return
+    legal = GAME.legal_moves(state, 0)
+    for task_id in state["face_up"]:
+        offered = [m for m in legal if m["type"] == "switch-task" and m["task"] == task_id]
+        assert [m.get("level") for m in offered] == sources
+        for move in offered:
+            trial = GAME.replay(state["header"], state["actions"])
+            [switched, drawn] = GAME.apply(trial, 0, move)
+            assert switched == {"type": "task-switched", "task": task_id}
+            assert drawn["task"] != task_id and drawn["task"] in extra and task_id not in trial["face_up"]
+    for level in sorted({1, 2, 3} - {s for s in sources if s is not None}) if not story else []:
+        with pytest.raises(Exception) as error:
+            act(state, 0, "switch-task", task="c1", level=level)
+        assert error.value.code == "illegal_move" and "must be a new task" in error.value.message
+
+
 def test_keeping_the_tasks_changes_nothing() -> None:
     """Phase 4 is optional: keep-tasks goes straight to the trick."""
     state = _three_card_game_small()
