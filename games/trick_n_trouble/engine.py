@@ -5,9 +5,13 @@ cards and the three task piles; story mode stacks the piles, it does not shuffle
 that the game is deterministic, so the state needs no random-generator state and `replay` just
 re-applies the actions.
 
-Decisions that have exactly one option are taken automatically (event ``"auto": true``):
-drawing a task when only one level has tasks left, passing or playing the only card in a
-hand, a forced follow with a single card, keeping when no task is face up.
+Only decisions whose single option is public are automatic (`automatic_move`, event
+``"auto": true``): drawing a task when only one level has tasks left (and every story-mode
+fill), passing or playing the last card in a hand, keeping the tasks when no switch is possible.
+A decision that has one option only because of the cards in a hand -- a forced follow with
+more cards in hand -- is an ordinary decision: the seat sends the move, it is recorded as an
+action and its ``card-played`` event looks exactly like a chosen play's (rulebook: "You may not
+tell anyone the cards you have or don't have in your hand").
 """
 
 from __future__ import annotations
@@ -695,10 +699,12 @@ def _start_round(state: State, events: list[Event]) -> None:
     _fill_tasks(state, events)
 
 
-def _play(state: State, seat: int, card: str, events: list[Event], auto: bool) -> None:
+def _play(state: State, seat: int, card: str, events: list[Event]) -> None:
+    """Phase 5: the card joins the trick.  The event has no "auto" marker: a forced play must
+    look like a chosen one (a last card is played automatically, but that is public)."""
     state["hands"][seat].remove(card)
     state["trick"].append({"seat": seat, "card": card})
-    events.append({"type": "card-played", "seat": seat, "card": card, "auto": auto, "round": state["round"]})
+    events.append({"type": "card-played", "seat": seat, "card": card, "round": state["round"]})
     if len(state["trick"]) == SEATS:
         _finish_trick(state, events)
     else:
@@ -726,16 +732,34 @@ def _step(state: State, seat: int, move: Move, events: list[Event], auto: bool) 
         events.append({"type": "tasks-kept", "seat": seat, "auto": auto})
         _enter_play(state)
     else:
-        _play(state, seat, move["card"], events, auto)
+        _play(state, seat, move["card"], events)
+
+
+def automatic_move(state: State) -> Move | None:
+    """Ruling (forced decisions): the move the engine takes itself, or None if the seat decides.
+
+    A decision is automatic only when its having a single option follows from public
+    information: one non-empty level to draw a task from (story mode: every fill), a switch that
+    no pile allows (only `keep-tasks`), passing or playing the last card in a hand (hand sizes
+    are public).  A play forced by the cards in a hand of two or more -- a single card to follow
+    with -- stays the seat's decision, so nobody learns what the hand does not hold.
+    """
+    phase = state["phase"]
+    moves = _moves_for_phase(state)
+    if len(moves) != 1:
+        return None
+    if phase in ("pass-card", "play") and len(state["hands"][state["turn"]]) != 1:
+        return None
+    return moves[0]
 
 
 def _advance(state: State, events: list[Event]) -> None:
-    """Take every decision that has exactly one option."""
+    """Take every decision whose single option is public (`automatic_move`)."""
     while state["phase"] != "over":
-        moves = _moves_for_phase(state)
-        if len(moves) != 1:
+        move = automatic_move(state)
+        if move is None:
             return
-        _step(state, state["turn"], moves[0], events, auto=True)
+        _step(state, state["turn"], move, events, auto=True)
 
 
 def apply(state: State, seat: int, move: Move) -> list[Event]:

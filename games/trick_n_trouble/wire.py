@@ -170,7 +170,9 @@ class View(TypedDict):
 # ------------------------------------------------------------------------------------------ events
 # Every event has a kebab-case "type"; hidden parts sit under "private" ({"seats": [...], ...}) and
 # are stripped by games.base.redact_event for everybody else.  "auto" marks a decision the engine
-# took because it had exactly one option.
+# took because it had exactly one option *and that is public* (pile sizes, hand sizes, face-up
+# tasks).  A play never carries it: a play forced by a hand of two or more cards is the seat's own
+# move, and its event must look exactly like a chosen play's.
 
 
 class GameStartedEvent(TypedDict):
@@ -263,12 +265,14 @@ class TasksKeptEvent(TypedDict):
 
 
 class CardPlayedEvent(TypedDict):
-    """Phase 5: a card was played face up to the trick (expert mode: `card` gone once the round is over)."""
+    """Phase 5: a card was played face up to the trick (expert mode: `card` gone once the round is over).
+
+    No ``auto`` field: a forced play and a chosen play must be indistinguishable to the others.
+    """
 
     type: Literal["card-played"]
     seat: int
     card: NotRequired[str]
-    auto: bool
     round: int
 
 

@@ -31,7 +31,8 @@ def test_heuristic_last_player_completes_the_most_valuable_tasks() -> None:
     """Heuristic: as last player it plays the card whose trick fulfils the most task points."""
     state = new([["blue-9", "yellow-3"], ["blue-5", "yellow-4"], ["green-3", "yellow-5"]])
     to_play(state)
-    act(state, 0, "play", card="blue-9")  # seat 1 must follow with blue-5 (played automatically)
+    act(state, 0, "play", card="blue-9")
+    act(state, 1, "play", card="blue-5")  # seat 1's only legal card (it is still asked)
     view = GAME.view(state, 2)
     assert [m["card"] for m in view["legal_moves"]] == ["green-3", "yellow-5"]
     # green-3: a1 + b1 + c1 ("at least 3 green") = 9 points; yellow-5: a1 + b1 + a3 = 5 points.

@@ -479,12 +479,16 @@ def test_ruling4_a_player_who_must_follow_cannot_play_another_colour() -> None:
     assert error.value.code == "illegal_move" and "follow" in error.value.message
 
 
-def test_a_forced_single_follow_is_played_automatically() -> None:
-    """Auto-resolve: a player with exactly one legal card plays it without a decision."""
+def test_ruling_a_forced_single_follow_is_the_seats_own_move() -> None:
+    """Forced decisions: a player whose hand allows one card (and holds more) is still asked."""
     state = new([["blue-5", "yellow-8"], ["blue-3", "green-4"], ["green-5", "green-6"]], tasks=NEVER)
     to_play(state)
     events = act(state, 0, "play", card="blue-5")
-    assert events[1] == {"type": "card-played", "seat": 1, "card": "blue-3", "auto": True, "round": 1}
+    assert events == [{"type": "card-played", "seat": 0, "card": "blue-5", "round": 1}]
+    assert GAME.to_move(state) == [1] and GAME.legal_moves(state, 1) == [{"type": "play", "card": "blue-3"}]
+    assert act(state, 1, "play", card="blue-3") == [
+        {"type": "card-played", "seat": 1, "card": "blue-3", "round": 1}
+    ]
     assert GAME.to_move(state) == [2]
 
 
