@@ -9,8 +9,9 @@ from typing import Any
 
 from bots.policy import Memory, Message, Move, Policy, random_policy
 from bots.sdk import Bot
+from games.registry import GAMES
 
-GAME_NAMES = ("tricky-teams", "trick-n-trouble")
+GAME_NAMES = tuple(sorted(GAMES))  # the random bot plays every game the rules package declares
 MAX_MATCHES_REMEMBERED = 256
 
 

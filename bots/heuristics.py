@@ -7,6 +7,8 @@ from typing import Any
 
 from bots import tricky_teams_heuristic
 from bots.policy import Memory, Message, Move, Policy, seeded_rng
+from games.trick_n_trouble import GAME as TRICK_N_TROUBLE
+from games.tricky_teams import GAME as TRICKY_TEAMS
 
 
 def from_choose(choose: Callable[[dict[str, Any], list[Move], Any], Move]) -> Policy:
@@ -26,6 +28,6 @@ def _tnt_choose(view: dict[str, Any], legal: list[Move], rng: Any) -> Move:
 
 
 HEURISTIC_POLICIES: dict[str, Policy] = {
-    "tricky-teams": from_choose(tricky_teams_heuristic.choose),
-    "trick-n-trouble": from_choose(_tnt_choose),
+    TRICKY_TEAMS.name: from_choose(tricky_teams_heuristic.choose),
+    TRICK_N_TROUBLE.name: from_choose(_tnt_choose),
 }

@@ -140,6 +140,11 @@ class Game(Protocol):
     name: str
     title: str
     seat_counts: tuple[int, ...]
+    # True when the seats play as one team against the game (cross-play standings, team score).
+    cooperative: bool
+    # The seat count of a showcase table, and the options of a short game (`make run --short`).
+    showcase_seats: int
+    quick_options: dict[str, Any]
 
     def default_options(self, seats: int) -> dict[str, Any]:
         """Options with their defaults for the given seat count."""

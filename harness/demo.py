@@ -6,7 +6,7 @@ import argparse
 import random
 from typing import Any
 
-from games import get_game
+from games.tricky_teams import GAME as TRICKY_TEAMS
 
 
 def describe_trick(event: dict[str, Any], teams: dict[str, str]) -> str:
@@ -26,7 +26,7 @@ def describe_trick(event: dict[str, Any], teams: dict[str, str]) -> str:
 
 def play_demo(seed: int, seats: int, raids: int) -> list[str]:
     """Play one seeded random game and return the printable lines."""
-    game = get_game("tricky-teams")
+    game = TRICKY_TEAMS
     state = game.new_game(seats, {"raids": raids}, seed=seed)
     rng = random.Random(seed)
     teams: dict[str, str] = game.view(state, None)["teams"]

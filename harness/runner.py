@@ -49,13 +49,12 @@ from harness.store import HarnessStore
 
 log = logging.getLogger("trickarena.harness")
 
-COOPERATIVE_GAMES = frozenset({"trick-n-trouble"})
 LEASE_MARGIN_MS = 5000
 
 
 def is_cooperative(game: str) -> bool:
-    """True for games whose seats play as one team (cross-play standings)."""
-    return game in COOPERATIVE_GAMES
+    """True for games whose seats play as one team (cross-play standings): the game declares it."""
+    return get_game(game).cooperative
 
 
 @dataclass

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import Schema, fields, validate
 
 from core.wire import GAME_WIRE, has_only_known_fields, validate_move
+from games.registry import GAMES
 
 if TYPE_CHECKING:
     from apispec import APISpec
@@ -95,7 +96,7 @@ class CreateGameSchema(Schema):
     """Body of createGame."""
 
     game = fields.String(
-        required=True, validate=validate.Length(min=1, max=64), metadata={"examples": ["tricky-teams"]}
+        required=True, validate=validate.Length(min=1, max=64), metadata={"examples": sorted(GAMES)}
     )
     seats = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_SEATS))
     options = fields.Dict(keys=fields.String(), load_default=None, allow_none=True)

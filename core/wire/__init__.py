@@ -12,11 +12,13 @@ from typing import Any
 from marshmallow import Schema, ValidationError
 
 from core.wire import trick_n_trouble, tricky_teams
+from games.trick_n_trouble import GAME as TRICK_N_TROUBLE
+from games.tricky_teams import GAME as TRICKY_TEAMS
 
 # Game name -> (component name prefix, schema module mirroring games/<game>/wire.py).
 GAME_WIRE: dict[str, tuple[str, ModuleType]] = {
-    "tricky-teams": ("TrickyTeams", tricky_teams),
-    "trick-n-trouble": ("TrickNTrouble", trick_n_trouble),
+    TRICKY_TEAMS.name: ("TrickyTeams", tricky_teams),
+    TRICK_N_TROUBLE.name: ("TrickNTrouble", trick_n_trouble),
 }
 
 

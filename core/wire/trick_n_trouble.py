@@ -6,6 +6,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from games.trick_n_trouble import GAME
+
 _COLOUR = r"[a-z][a-z0-9]{0,15}"
 CARD_PATTERN = rf"^({_COLOUR}-[3-9]|{_COLOUR}-{_COLOUR}-2|joker-1[abc])$"
 PHASES = ["choose-task-level", "pass-decision", "pass-card", "switch-task", "play", "over"]
@@ -162,7 +164,7 @@ class TNTResultSchema(Schema):
 class TNTViewSchema(Schema):
     """What one seat (or a spectator, `seat` null) may know now in Trick 'n Trouble."""
 
-    game = fields.String(required=True, validate=validate.OneOf(["trick-n-trouble"]))
+    game = fields.String(required=True, validate=validate.OneOf([GAME.name]))
     seat = fields.Integer(required=True, allow_none=True, **_SEAT)
     seats = fields.Integer(required=True, validate=validate.Range(min=3, max=3), strict=True)
     options = fields.Dict(keys=fields.String(), required=True)

@@ -6,6 +6,8 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from games.tricky_teams import GAME
+
 TEAMS = ["red", "blue", "green", "yellow"]
 CARD_PATTERN = r"^((red|blue|green|yellow)-([1-9]|10)|flag-0)$"
 PHASES = ["play", "take-loot", "choose-leader", "over"]
@@ -156,7 +158,7 @@ MOVE_UNION = {
 class TTViewSchema(Schema):
     """Everything `seat` (null: a spectator) may know now in Tricky Teams."""
 
-    game = fields.String(required=True, validate=validate.OneOf(["tricky-teams"]))
+    game = fields.String(required=True, validate=validate.OneOf([GAME.name]))
     seats = fields.Integer(required=True, validate=validate.Range(min=3, max=6), strict=True)
     seat = fields.Integer(required=True, allow_none=True, **_SEAT)
     options = fields.Nested(TTOptionsSchema, required=True)

@@ -14,6 +14,9 @@ class TrickNTrouble:
     name = engine.NAME
     title = "Trick 'n Trouble"
     seat_counts: tuple[int, ...] = (engine.SEATS,)
+    cooperative = True
+    showcase_seats = engine.SEATS
+    quick_options: dict[str, Any] = {}
 
     def default_options(self, seats: int = engine.SEATS) -> dict[str, Any]:
         """Options with their defaults."""

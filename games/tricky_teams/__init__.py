@@ -21,6 +21,9 @@ class TrickyTeams:
     name = engine.NAME
     title = "Tricky Teams"
     seat_counts: tuple[int, ...] = options.SEAT_COUNTS
+    cooperative = False
+    showcase_seats = 4
+    quick_options: dict[str, Any] = {"raids": 1}
     teams: dict[str, str] = dict(TEAM_NAMES)
 
     default_options = staticmethod(options.default_options)
