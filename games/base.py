@@ -145,6 +145,8 @@ class Game(Protocol):
     # The seat count of a showcase table, and the options of a short game (`make run --short`).
     showcase_seats: int
     quick_options: dict[str, Any]
+    # A JSON Schema pattern every card id of this game matches (the wire form of a card).
+    card_pattern: str
 
     def default_options(self, seats: int) -> dict[str, Any]:
         """Options with their defaults for the given seat count."""

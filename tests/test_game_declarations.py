@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,15 @@ def test_every_game_declares_its_facts(name: str) -> None:
     assert isinstance(game.cooperative, bool) and is_cooperative(name) is game.cooperative
     state = game.new_game(game.showcase_seats, game.quick_options or None, seed=1)
     assert not game.is_over(state)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_card_dealt_matches_the_declared_card_pattern(name: str) -> None:
+    """Rule: the wire pattern of card ids comes from the game, and every card it deals matches it."""
+    game = GAMES[name]
+    for seats in game.seat_counts:
+        state = game.new_game(seats, None, seed=seats)
+        for seat in range(seats):
+            hand = game.view(state, seat).get("hand") or []
+            assert hand and all(re.fullmatch(game.card_pattern, card) for card in hand), hand
+    assert not re.fullmatch(game.card_pattern, "purple-11")

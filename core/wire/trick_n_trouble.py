@@ -8,8 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from games.trick_n_trouble import GAME
 
-_COLOUR = r"[a-z][a-z0-9]{0,15}"
-CARD_PATTERN = rf"^({_COLOUR}-[3-9]|{_COLOUR}-{_COLOUR}-2|joker-1[abc])$"
+CARD_PATTERN = GAME.card_pattern
 PHASES = ["choose-task-level", "pass-decision", "pass-card", "switch-task", "play", "over"]
 
 _SEAT: dict[str, Any] = {"validate": validate.Range(min=0, max=2), "strict": True}

@@ -7,9 +7,9 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from games.tricky_teams import GAME
+from games.tricky_teams.cards import PEASANTS, TEAMS
 
-TEAMS = ["red", "blue", "green", "yellow"]
-CARD_PATTERN = r"^((red|blue|green|yellow)-([1-9]|10)|flag-0)$"
+CARD_PATTERN = GAME.card_pattern
 PHASES = ["play", "take-loot", "choose-leader", "over"]
 DECISIONS = ["play", "take-loot", "choose-leader"]
 
@@ -99,7 +99,7 @@ class TTScoredTrickSchema(Schema):
     leader = fields.Integer(required=True, **_SEAT)
     plays = fields.List(fields.Nested(TTScoredPlaySchema), required=True)
     strengths = fields.Dict(keys=fields.String(), values=fields.Integer(strict=True), required=True)
-    winning_team = fields.String(required=True, validate=validate.OneOf([*TEAMS, "peasants"]))
+    winning_team = fields.String(required=True, validate=validate.OneOf([*TEAMS, PEASANTS]))
     winners = fields.List(fields.Integer(**_SEAT), required=True)
     loot = Cards(required=True)
     thief = fields.Integer(required=True, allow_none=True, **_SEAT)

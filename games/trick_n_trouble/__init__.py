@@ -6,6 +6,7 @@ from typing import Any
 
 from games.base import Event, Move, State, View
 from games.trick_n_trouble import engine
+from games.trick_n_trouble.cards import CARD_PATTERN
 
 
 class TrickNTrouble:
@@ -17,6 +18,7 @@ class TrickNTrouble:
     cooperative = True
     showcase_seats = engine.SEATS
     quick_options: dict[str, Any] = {}
+    card_pattern = CARD_PATTERN
 
     def default_options(self, seats: int = engine.SEATS) -> dict[str, Any]:
         """Options with their defaults."""

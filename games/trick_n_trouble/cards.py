@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 DEFAULT_COLOURS: tuple[str, str, str] = ("blue", "green", "yellow")
+# A colour name (the option `colours` may rename them) and the wire form of a card id: a single
+# colour card `<colour>-<3..9>`, a double `<colour>-<colour>-2` or a joker (a JSON Schema pattern).
+COLOUR_PATTERN = r"[a-z][a-z0-9]{0,15}"
+CARD_PATTERN = rf"^({COLOUR_PATTERN}-[3-9]|{COLOUR_PATTERN}-{COLOUR_PATTERN}-2|joker-1[abc])$"
 # Three identical "joker-1" ids would make the deck a multiset; distinct suffixes keep every
 # card a distinct string while the rank stays 1.
 JOKERS: tuple[str, str, str] = ("joker-1a", "joker-1b", "joker-1c")

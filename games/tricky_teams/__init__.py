@@ -11,7 +11,7 @@ from typing import Any
 
 from games.base import Game, redact_event
 from games.tricky_teams import engine, options
-from games.tricky_teams.cards import TEAM_NAMES
+from games.tricky_teams.cards import CARD_PATTERN, TEAM_NAMES
 from games.tricky_teams.view import view as _view
 
 
@@ -24,6 +24,7 @@ class TrickyTeams:
     cooperative = False
     showcase_seats = 4
     quick_options: dict[str, Any] = {"raids": 1}
+    card_pattern = CARD_PATTERN
     teams: dict[str, str] = dict(TEAM_NAMES)
 
     default_options = staticmethod(options.default_options)

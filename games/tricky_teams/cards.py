@@ -18,6 +18,8 @@ TEAM_NAMES: dict[str, str] = {
 PEASANT, THIEF, COOK, HYPNOTIST, COUNTESS, FOOL, FOG_WITCH, DRUMMER, STRATEGIST, BRUTE = range(1, 11)
 
 TEAM_CARDS: tuple[str, ...] = tuple(f"{team}-{rank}" for team in TEAMS for rank in range(1, 11))
+# The wire form of a card id: a team card `<team>-<rank>` or the flag (a JSON Schema pattern).
+CARD_PATTERN = rf"^(({'|'.join(TEAMS)})-([1-9]|10)|{FLAG})$"
 # A flag has no team; there are two identical ones, so the id may appear twice in a deck.
 FLAG_DECK: tuple[str, ...] = (FLAG, FLAG)
 ALL_IDS: frozenset[str] = frozenset(TEAM_CARDS) | {FLAG}
