@@ -115,8 +115,14 @@ class TNTClauseSchema(Schema):
             "oneOf": [{"type": "integer", "minimum": 0, "maximum": 2}, {"enum": ["every", "any", "two"]}]
         },
     )
-    min = fields.Integer(strict=True)
-    max = fields.Integer(strict=True)
+    min = fields.Integer(
+        required=True,
+        strict=True,
+        metadata={
+            "description": "The least sum that fulfils the clause. There is no maximum: over-fulfilling "
+            "always counts (rulebook)."
+        },
+    )
 
 
 class TNTTaskCardSchema(Schema):
