@@ -23,7 +23,7 @@ Conventions shared by all games:
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, TypeGuard
 
 State: TypeAlias = dict[str, Any]
 Move: TypeAlias = dict[str, Any]
@@ -201,6 +201,11 @@ class Game(Protocol):
     def event_view(self, state: State, event: Event, seat: int | None) -> Event:
         """An event of this game as `seat` may read it now (the view rules applied to the log)."""
         ...
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """An integer, not a bool (bool is an int subclass, but True is no seat, count or seed)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def redact_event(event: Event, seat: int | None, game_over: bool = False) -> Event:

@@ -65,21 +65,6 @@ def coin_values(coins: dict[str, int]) -> dict[str, int]:
     return {card: coins[RANK_KEY[card]] for card in ALL_IDS}
 
 
-_COUNTESSES = tuple(card for card in TEAM_CARDS if card.endswith(f"-{COUNTESS}"))
-assert DEFAULT_COINS == {**dict.fromkeys(map(str, range(11)), 1), "5": 2, "0": 0}
-
-
 def pile_coins(pile: list[str], coins: dict[str, int]) -> int:
     """The silver coins of a loot pile under a rank -> coins table (Countess 2, flag 0 by default)."""
-    if coins == DEFAULT_COINS:
-        # The default table (nearly every game) without a lookup per card: one coin a card, plus
-        # one per Countess, minus the flags.
-        total = len(pile) - pile.count(FLAG)
-        for countess in _COUNTESSES:
-            if countess in pile:
-                total += 1
-        return total
-    total = 0
-    for card in pile:  # a loop: cheaper than a comprehension over a pile this short
-        total += coins[RANK_KEY[card]]
-    return total
+    return sum(coins[RANK_KEY[card]] for card in pile)

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from games.base import InvalidDeal
+from games.base import InvalidDeal, is_int
 from games.tricky_teams.cards import ALL_IDS, FLAG, flags_in_play, full_deck, hand_size, sort_hand
 
 RED_DRUMMER = "red-8"
@@ -16,28 +16,9 @@ def deal_from_seed(seats: int, seed: int, raid: int) -> list[list[str]]:
     """Shuffle the deck with a generator seeded by (seed, raid) alone and deal it evenly."""
     deck = full_deck(seats)
     # A string seed is hashed deterministically (sha512), independent of PYTHONHASHSEED.
-    shuffle(deck, random.Random(f"{seed}:{raid}"))
+    random.Random(f"{seed}:{raid}").shuffle(deck)
     size = hand_size(seats)
     return [sort_hand(deck[i * size : (i + 1) * size]) for i in range(seats)]
-
-
-# (i, i + 1, (i + 1).bit_length()) for every swap of a Fisher-Yates shuffle of a 40- or 42-card deck.
-_SWAPS = {n: [(i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, n))] for n in (40, 42)}
-
-
-def shuffle(deck: list[str], rng: random.Random) -> None:
-    """Exactly `rng.shuffle(deck)` (CPython's Fisher-Yates with `_randbelow_with_getrandbits`).
-
-    Spelled out with the swap table above so a deal costs half as much; the same generator state
-    gives the same order, so every seed deals what it always dealt (pinned by a test against
-    `random.Random.shuffle`).
-    """
-    getrandbits = rng.getrandbits
-    for i, n, k in _SWAPS[len(deck)]:
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
 
 
 def red_drummer_leads(hands: list[list[str]]) -> int | None:
@@ -90,7 +71,7 @@ def _first_leader(seats: int, hands: list[list[str]], given: object) -> int:
         if holder is None:
             raise InvalidDeal(f"nobody holds {RED_DRUMMER}: give first_leader (a seat 0..{seats - 1})")
         return holder
-    if not isinstance(given, int) or isinstance(given, bool) or not 0 <= given < seats:
+    if not is_int(given) or not 0 <= given < seats:
         raise InvalidDeal(f"first_leader must be a seat from 0 to {seats - 1}, not {given!r}")
     if holder is not None and holder != given:
         raise InvalidDeal(f"first_leader {given} contradicts ruling 1: seat {holder} holds {RED_DRUMMER}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import FrozenDict, GameOver, IllegalMove, InvalidOptions, NotYourTurn
+from games.base import FrozenDict, GameOver, IllegalMove, InvalidOptions, NotYourTurn, is_int
 from games.tricky_teams.cards import (
     COOK,
     DRUMMER,
@@ -25,7 +25,7 @@ from games.tricky_teams.cards import (
 from games.tricky_teams.deal import deal_from_seed, red_drummer_leads, validate_deal
 from games.tricky_teams.moves import parse_move
 from games.tricky_teams.options import check_seats, normalize_options
-from games.tricky_teams.rules import COMPLIES, COMPLIES_OR_FREE, may_play, playable_cards, why_not_playable
+from games.tricky_teams.rules import may_play, playable_cards, why_not_playable
 from games.tricky_teams.scoring import score_trick
 
 SCHEMA = 1
@@ -35,8 +35,15 @@ Event = dict[str, Any]
 
 # Cards whose play moves need more than one dict: Hypnotists (wishes) and the flag (possibly held twice).
 _HYPNOTISTS_AND_FLAG = frozenset(card for card in RANK if RANK[card] in (HYPNOTIST, 0))
+
+
+def wish_targets(seats: int, leader: int, played: int) -> list[int]:
+    """Ruling 11: the seats still to play in this trick after the one now playing (`played` are out)."""
+    return [(leader + i) % seats for i in range(played + 1, seats)]
+
+
 # The play moves of a Hypnotist by seats, leader, cards already in the trick and card: the plain
-# play, then a wish for every seat still to play after it (seats_after) and every team, in that order.
+# play, then a wish for every wish target and every team, in that order.
 _HYPNOTIST_PLAYS: dict[int, list[list[dict[str, tuple[FrozenDict, ...]]]]] = {
     seats: [
         [
@@ -44,13 +51,9 @@ _HYPNOTIST_PLAYS: dict[int, list[list[dict[str, tuple[FrozenDict, ...]]]]] = {
                 card: (FrozenDict({"type": "play", "card": card}),)
                 + tuple(
                     FrozenDict(
-                        {
-                            "type": "play",
-                            "card": card,
-                            "wish": FrozenDict({"seat": (leader + i) % seats, "team": team}),
-                        }
+                        {"type": "play", "card": card, "wish": FrozenDict({"seat": target, "team": team})}
                     )
-                    for i in range(played + 1, seats)
+                    for target in wish_targets(seats, leader, played)
                     for team in TEAMS
                 )
                 for card in RANK
@@ -62,30 +65,11 @@ _HYPNOTIST_PLAYS: dict[int, list[list[dict[str, tuple[FrozenDict, ...]]]]] = {
     ]
     for seats in range(3, 7)
 }
-# seats_after by seats, leader and cards already in the trick; seats_after hands out copies.
-_SEATS_AFTER: dict[int, list[list[list[int]]]] = {
-    seats: [
-        [[(leader + i) % seats for i in range(played + 1, seats)] for played in range(seats)]
-        for leader in range(seats)
-    ]
-    for seats in range(3, 7)
-}
 _DRUMMERS = frozenset(card for card in RANK if RANK[card] == DRUMMER)
-# Every move as an immutable value: legal_moves and the action list share these instead of
-# building a dict per listed move (a third of a plain decision's cost, callgrind).
+# Every move, plain card-played event and automatic loot-taken event as an immutable value:
+# legal_moves and apply hand out these instead of building a dict each time.
 _PLAY_MOVE: dict[str, FrozenDict] = {card: FrozenDict({"type": "play", "card": card}) for card in RANK}
-# A plain play's entry in the action list, by seat and card.
-_PLAY_ACTION: list[dict[str, FrozenDict]] = [
-    {card: FrozenDict({"seat": seat, "move": move}) for card, move in _PLAY_MOVE.items()} for seat in range(6)
-]
 _LOOT_MOVE: dict[str, FrozenDict] = {card: FrozenDict({"type": "take-loot", "card": card}) for card in RANK}
-# A face-up play without a wish (nearly every play) as its trick entry, by seat and card: a
-# dict.copy() of these costs about a third of building the dict literal.  Its card-played event
-# and the automatic loot-taken events (several after every trick) are immutable values, shared.
-_FACE_UP_PLAY: list[dict[str, dict[str, Any]]] = [
-    {card: {"seat": seat, "card": card, "face_down": False, "wish": None} for card in RANK}
-    for seat in range(6)
-]
 _FACE_UP_EVENT: list[dict[str, FrozenDict]] = [
     {
         card: FrozenDict(
@@ -106,13 +90,6 @@ _LEADER_MOVE: tuple[FrozenDict, ...] = tuple(
     FrozenDict({"type": "choose-leader", "seat": seat}) for seat in range(6)
 )
 _LEADER_MOVES: dict[int, tuple[FrozenDict, ...]] = {seats: _LEADER_MOVE[:seats] for seats in range(7)}
-# Entries of the action list for a loot pick and a leader choice, by seat and card or leader.
-_LOOT_ACTION: list[dict[str, FrozenDict]] = [
-    {card: FrozenDict({"seat": seat, "move": move}) for card, move in _LOOT_MOVE.items()} for seat in range(6)
-]
-_LEADER_ACTION: list[tuple[FrozenDict, ...]] = [
-    tuple(FrozenDict({"seat": seat, "move": move}) for move in _LEADER_MOVE) for seat in range(6)
-]
 _DECISION_WORDS = {
     "play": "play a card",
     "take-loot": "take a loot card",
@@ -131,7 +108,7 @@ def new_game(
     opts = normalize_options(seats, options)
     if seed is None:
         seed = 0
-    elif not isinstance(seed, int) or isinstance(seed, bool):
+    elif not is_int(seed):
         raise InvalidOptions(f"seed must be an integer, not {seed!r}")
     normalized_deal = validate_deal(seats, deal) if deal is not None else None
     state = undealt_state({"seats": seats, "options": opts, "seed": seed, "deal": normalized_deal})
@@ -196,8 +173,7 @@ def start_raid(state: State, events: list[Event]) -> None:
     start_trick(state, leader)
     eights = []
     for hand in hands:
-        # A set intersection (hashing a hand against four ids) is the cheapest way to find the 8s
-        # (callgrind); they are listed in hand order.
+        # The 8s (Drummers) a seat holds, in hand order: public, they have no card back.
         held = _DRUMMERS.intersection(hand)
         eights.append(sorted(held, key=SORT_KEY.__getitem__) if len(held) > 1 else list(held))
     events.append({"type": "raid-started", "raid": raid, "leader": leader, "eights": eights})
@@ -232,9 +208,7 @@ def is_over(state: State) -> bool:
 
 def seats_after(state: State) -> list[int]:
     """Seats still to play in the current trick after the seat now playing (Hypnotist wish targets)."""
-    seats: int = state["seats"]
-    leader: int = state["leader"]
-    return _SEATS_AFTER[seats][leader][len(state["trick"])][:]
+    return wish_targets(state["seats"], state["leader"], len(state["trick"]))
 
 
 def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
@@ -243,20 +217,7 @@ def legal_moves(state: State, seat: int) -> list[dict[str, Any]]:
         return []
     phase = state["phase"]
     if phase == "play":
-        # playable_cards without a wish in force, inlined (it runs at nearly every decision): the
-        # lead and any play after a face-down card are free (ruling 3b, 12); otherwise the cards
-        # that comply or are free, or the whole hand if none complies.
-        out = state["out"]
-        if state["wishes"]:
-            cards = playable_cards(state, seat)
-        elif not out or state["down"]:
-            cards = state["hands"][seat]
-        else:
-            hand = state["hands"][seat]
-            key = tuple(out)
-            cards = list(filter(COMPLIES_OR_FREE[state["ones"] > 0][key], hand))
-            if len(cards) != len(hand) and not any(map(COMPLIES[key], cards)):
-                cards = hand
+        cards = playable_cards(state, seat)
         if _HYPNOTISTS_AND_FLAG.isdisjoint(cards):
             return list(map(_PLAY_MOVE.__getitem__, cards))
         return _play_moves_with_wishes(state, cards)
@@ -283,68 +244,10 @@ def _play_moves_with_wishes(state: State, cards: list[str]) -> list[dict[str, An
 def apply(state: State, seat: int, move: dict[str, Any]) -> list[Event]:
     """Apply one move for `seat` in place and return its events; raises on malformed or illegal moves.
 
-    The move is validated and recorded in the action list as the engine's own immutable value (or
-    a fresh copy); apply keeps no reference to a changeable `move`.
+    The stages, in order: parse the move (MalformedMove), check the game is on and it is the seat's
+    turn (GameOver, NotYourTurn), check the decision (IllegalMove), then play it.  The action list
+    records the parsed copy, never the caller's `move`.
     """
-    # Fast paths for the moves as legal_moves lists them (a plain play, a loot pick, a leader
-    # choice) when they are legal; anything else (a wish, and every error, so that errors keep
-    # their order) goes the general way below.
-    move_type = type(move)
-    if (
-        (move_type is FrozenDict or move_type is dict)
-        and len(move) == 2
-        and seat == state["turn"]
-        and type(seat) is int
-    ):
-        phase = state["phase"]
-        kind = move.get("type")
-        card = move.get("card")
-        if kind == "play" == phase and type(card) is str and card in RANK:
-            hand = state["hands"][seat]
-            if card in hand:
-                # may_play's common answers inlined, which spares the call on nearly every play: with no
-                # wish in force the lead and any play after a face-down card are free (ruling 3b, 12),
-                # and so is a card that complies or is free; anything else asks may_play itself.
-                out = state["out"]
-                wishes = state["wishes"]
-                if (
-                    not wishes
-                    and (not out or state["down"] or COMPLIES_OR_FREE[state["ones"] > 0][tuple(out)](card))
-                ) or may_play(state, seat, card):
-                    if wishes or state["fog"]:
-                        events = play_card(state, seat, card, None)
-                    else:
-                        # play_card for a face-up card with no wish in force, inlined (most plays);
-                        # any other play goes through play_card itself.
-                        hand.remove(card)
-                        trick: list[dict[str, Any]] = state["trick"]
-                        trick.append(_FACE_UP_PLAY[seat][card].copy())
-                        team = TEAM[card]
-                        if team is not None and team not in out:
-                            out.append(team)
-                        rank = RANK[card]
-                        if rank == PEASANT:
-                            state["ones"] += 1
-                        elif rank == FOG_WITCH:
-                            state["fog"] = True
-                        events = [_FACE_UP_EVENT[seat][card]]
-                        seats: int = state["seats"]
-                        if len(trick) == seats:
-                            finish_trick(state, events)
-                        else:
-                            state["turn"] = (seat + 1) % seats
-                    state["actions"].append(_PLAY_ACTION[seat][card])
-                    return events
-        elif kind == "take-loot" == phase and type(card) is str and card in state["pending"]["cards"]:
-            events = take_loot(state, seat, card)
-            state["actions"].append(_LOOT_ACTION[seat][card])
-            return events
-        elif kind == "choose-leader" == phase:
-            leader = move.get("seat")
-            if type(leader) is int and 0 <= leader < state["seats"]:
-                events = choose_leader(state, seat, leader)
-                state["actions"].append(_LEADER_ACTION[seat][leader])
-                return events
     parsed = parse_move(move, state["seats"])
     phase = state["phase"]
     if seat != state["turn"] or type(seat) is not int:
@@ -399,10 +302,8 @@ def play_card(state: State, seat: int, card: str, wish: dict[str, Any] | None) -
     if wish is not None:
         wish = {"seat": wish["seat"], "team": wish["team"]}
         trick.append({"seat": seat, "card": card, "face_down": face_down, "wish": wish})
-    elif not face_down:
-        trick.append(_FACE_UP_PLAY[seat][card].copy())
     else:
-        trick.append({"seat": seat, "card": card, "face_down": True, "wish": None})
+        trick.append({"seat": seat, "card": card, "face_down": face_down, "wish": None})
     if face_down:
         state["down"] = True
         event = {
@@ -442,7 +343,7 @@ def update_wishes(state: State, seat: int, wish: dict[str, Any] | None) -> None:
     """Ruling 11: a played seat's wish is spent; a later wish for the same seat replaces the earlier one."""
     target = None if wish is None else wish["seat"]
     kept = []
-    for w in state["wishes"]:  # a loop: cheaper than a comprehension over two or three wishes
+    for w in state["wishes"]:
         if w["seat"] != seat and w["seat"] != target:
             kept.append(w)
     if wish is not None:
@@ -457,7 +358,7 @@ def finish_trick(state: State, events: list[Event]) -> None:
         trick, list(map(len, state["cooks"])), state["raid"], state["trick_number"], state["leader"]
     )
     state["last_trick"] = summary
-    # The trick's aggregates start afresh (assignments: cheaper than update() with keywords).
+    # The trick's aggregates start afresh.
     state["trick"] = []
     state["out"] = []
     state["down"] = False
@@ -504,7 +405,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
         order: list[int] = pending["order"]
         while cards:
             picker = order[pending["index"] % len(order)]
-            if cards.count(cards[0]) != len(cards):  # not single_choice(cards), inlined (every trick)
+            if not single_choice(cards):
                 state["phase"] = "take-loot"
                 state["turn"] = picker
                 return
@@ -559,12 +460,7 @@ def after_trick(state: State, events: list[Event]) -> None:
         state["phase"] = "choose-leader"
         state["turn"] = last["strategist"]
     else:
-        # start_trick(state, last["next_leader"]), inlined: this runs after nearly every trick
-        leader = last["next_leader"]
-        state["trick_number"] += 1
-        state["leader"] = leader
-        state["turn"] = leader
-        state["phase"] = "play"
+        start_trick(state, last["next_leader"])
 
 
 def cooks_join_loot(state: State) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import MalformedMove
-from games.tricky_teams.cards import ALL_IDS, RANK, TEAMS
+from games.base import MalformedMove, is_int
+from games.tricky_teams.cards import ALL_IDS, TEAMS
 
 MOVE_FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"type", "card", "wish"}),
@@ -16,26 +16,6 @@ MOVE_FIELDS: dict[str, frozenset[str]] = {
 
 def parse_move(move: object, seats: int) -> dict[str, Any]:
     """Check the shape of `move` and return a fresh canonical copy (a null wish is dropped)."""
-    # Fast paths for the moves exactly as legal_moves lists them (a plain play, a loot pick, a
-    # leader choice, a wish): the same canonical copy as below, without the general checks; any
-    # other shape, and every error, takes the general way so that errors keep their order.
-    if isinstance(move, dict):
-        kind = move.get("type")
-        if len(move) == 2:
-            card = move.get("card")
-            if (kind == "play" or kind == "take-loot") and type(card) is str and card in RANK:
-                return {"type": kind, "card": card}
-            seat = move.get("seat")
-            if kind == "choose-leader" and type(seat) is int and 0 <= seat < seats:
-                return {"type": kind, "seat": seat}
-        elif len(move) == 3 and kind == "play":
-            card = move.get("card")
-            wish = move.get("wish")
-            if type(card) is str and card in RANK and isinstance(wish, dict) and len(wish) == 2:
-                seat = wish.get("seat")
-                team = wish.get("team")
-                if type(seat) is int and 0 <= seat < seats and type(team) is str and team in TEAMS:
-                    return {"type": kind, "card": card, "wish": {"seat": seat, "team": team}}
     if not isinstance(move, dict):
         raise MalformedMove("a move must be an object with a 'type'")
     kind = move.get("type")
@@ -62,6 +42,6 @@ def parse_move(move: object, seats: int) -> dict[str, Any]:
 
 def _seat(obj: dict[str, Any], key: str, seats: int) -> int:
     value = obj.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < seats:
+    if not is_int(value) or not 0 <= value < seats:
         raise MalformedMove(f"'{key}' must be a seat from 0 to {seats - 1}, not {value!r}")
     return value

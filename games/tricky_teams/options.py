@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import InvalidOptions
+from games.base import InvalidOptions, is_int
 from games.tricky_teams.cards import DEFAULT_COINS, TEAM_NAMES
 
 SEAT_COUNTS: tuple[int, ...] = (3, 4, 5, 6)
@@ -51,9 +51,8 @@ def options_schema() -> dict[str, Any]:
 
 def check_seats(seats: object) -> int:
     """Reject a seat count other than 3, 4, 5 or 6."""
-    if not _is_int(seats) or seats not in SEAT_COUNTS:
+    if not is_int(seats) or seats not in SEAT_COUNTS:
         raise InvalidOptions(f"Tricky Teams is played by 3, 4, 5 or 6 players, not {seats!r}")
-    assert isinstance(seats, int)
     return seats
 
 
@@ -69,7 +68,7 @@ def normalize_options(seats: int, options: dict[str, Any] | None) -> dict[str, A
         raise InvalidOptions(f"unknown option(s) {unknown}; known: ['coins', 'raids']")
     if "raids" in options:
         raids = options["raids"]
-        if not _is_int(raids) or not 1 <= raids <= MAX_RAIDS:
+        if not is_int(raids) or not 1 <= raids <= MAX_RAIDS:
             raise InvalidOptions(f"raids must be an integer from 1 to {MAX_RAIDS}, not {raids!r}")
         out["raids"] = raids
     if "coins" in options:
@@ -84,12 +83,7 @@ def _coin_table(coins: object) -> dict[str, int]:
     for rank, value in coins.items():
         if rank not in DEFAULT_COINS:
             raise InvalidOptions(f"coins: unknown rank {rank!r}; ranks are '0'..'10'")
-        if not _is_int(value) or not 0 <= value <= MAX_COINS_PER_CARD:
+        if not is_int(value) or not 0 <= value <= MAX_COINS_PER_CARD:
             raise InvalidOptions(f"coins[{rank!r}] must be an integer from 0 to {MAX_COINS_PER_CARD}")
         table[rank] = value
     return table
-
-
-def _is_int(value: object) -> bool:
-    # bool is an int subclass, but True is not a seat count or a number of raids.
-    return isinstance(value, int) and not isinstance(value, bool)

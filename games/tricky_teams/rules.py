@@ -3,16 +3,13 @@
 Ruling 3, in order: (a) a binding Hypnotist wish; (b) otherwise the fog, the lead, challenge or
 join, each falling back to "any card" when the seat cannot comply.  Always allowed in (b): a Fool,
 a flag, and a Peasant once a Peasant is in the trick.  A flag is never allowed under (a).
-
-Legal moves are computed at every decision, so the per-card answers are precomputed tables.
 """
 
 from __future__ import annotations
 
-from itertools import permutations
 from typing import Any
 
-from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS
+from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM
 
 
 def fool_always_playable(card: str) -> bool:
@@ -30,31 +27,26 @@ def peasant_follows_peasant(card: str, peasant_out: bool) -> bool:
     return peasant_out and RANK[card] == PEASANT
 
 
-# Per-card tables: a Fool; free in rule (b) without / with a Peasant out; challenges a team; joins
-# a set of teams.
-_FOOL: dict[str, bool] = {c: fool_always_playable(c) for c in RANK}
-_FREE: dict[str, bool] = {c: fool_always_playable(c) or flag_always_playable(c) for c in RANK}
-_FREE_OR_PEASANT: dict[str, bool] = {c: _FREE[c] or peasant_follows_peasant(c, True) for c in RANK}
-_CHALLENGES: dict[str, dict[str, bool]] = {
-    team: {c: TEAM[c] is not None and TEAM[c] != team for c in RANK} for team in TEAMS
-}
-# Keyed by the teams out exactly as the state lists them (in the order they came out), so that a
-# lookup needs only tuple(out): every ordering of 2 to 4 teams is a key (60 keys).
-_JOINS: dict[tuple[str, ...], dict[str, bool]] = {
-    out: {c: TEAM[c] in out for c in RANK}
-    for size in range(2, len(TEAMS) + 1)
-    for out in permutations(TEAMS, size)
-}
-# The rule that applies with the teams out (one team: challenge; two or more: join), by tuple(out).
-_COMPLIES: dict[tuple[str, ...], dict[str, bool]] = {(team,): _CHALLENGES[team] for team in TEAMS} | _JOINS
-# "Complies" and "complies or is free" (without / with a Peasant in the trick) per teams out, as
-# bound lookups so that filtering a hand runs in C: list(filter(COMPLIES_OR_FREE[False][key], hand)).
-# Public because the engine's hot paths inline playable_cards / may_play with them.
-COMPLIES: dict[tuple[str, ...], Any] = {out: table.__getitem__ for out, table in _COMPLIES.items()}
-COMPLIES_OR_FREE: dict[bool, dict[tuple[str, ...], Any]] = {
-    ones: {out: {c: table[c] or free[c] for c in RANK}.__getitem__ for out, table in _COMPLIES.items()}
-    for ones, free in ((False, _FREE), (True, _FREE_OR_PEASANT))
-}
+def challenges(card: str, team: str) -> bool:
+    """Ruling 3b: with one team out, a card of another colour challenges it (a flag is no team)."""
+    return TEAM[card] is not None and TEAM[card] != team
+
+
+def joins(card: str, teams: tuple[str, ...]) -> bool:
+    """Ruling 3b: with two or more teams out, a card of one of them joins."""
+    return TEAM[card] in teams
+
+
+def complies(card: str, out: tuple[str, ...]) -> bool:
+    """Ruling 3b: one team out, the card must challenge; two or more, it must join."""
+    return challenges(card, out[0]) if len(out) == 1 else joins(card, out)
+
+
+def free_in_basic_rules(card: str, peasant_out: bool) -> bool:
+    """Ruling 3b: a Fool, a flag, and a 1 once a 1 is out may always be played (no wish binding)."""
+    return (
+        fool_always_playable(card) or flag_always_playable(card) or peasant_follows_peasant(card, peasant_out)
+    )
 
 
 def wished_team(wishes: list[dict[str, Any]], seat: int) -> str | None:
@@ -68,61 +60,35 @@ def wished_team(wishes: list[dict[str, Any]], seat: int) -> str | None:
 
 def hypnotist_wish_binds(hand: list[str], team: str) -> list[str] | None:
     """Ruling 3a / 11: holding the wished team, play that team or a Fool (never a flag); else None."""
-    # Loops, not generators or comprehensions: their set-up costs more than a hand this short.
-    for card in hand:
-        if TEAM[card] == team:
-            break
-    else:
+    if not any(TEAM[card] == team for card in hand):
         return None
-    forced = []
-    for card in hand:
-        if TEAM[card] == team or _FOOL[card]:  # _FOOL is fool_always_playable as a table
-            forced.append(card)
-    return forced
+    return [card for card in hand if TEAM[card] == team or fool_always_playable(card)]
 
 
 def playable_cards(state: dict[str, Any], seat: int) -> list[str]:
     """Every card `seat` may play now (a flag may appear twice; callers dedupe adjacent flags).
 
-    With one team out the seat must challenge (play another team), with two or more it must join
-    (play one of them); if it holds no such card it may play any card.  Runs at every decision, so
-    the hand is filtered in C through the per-card tables.
+    Ruling 3, in order: (a) a binding wish; (b) the lead and any play once a face-down card is out
+    are free (ruling 12); else the cards that comply or are free, or the whole hand if none complies.
     """
     hand: list[str] = state["hands"][seat]
-    if state["wishes"]:
-        team = wished_team(state["wishes"], seat)
-        if team is not None:
-            forced = hypnotist_wish_binds(hand, team)
-            if forced is not None:
-                return forced
-    out: list[str] = state["out"]
-    # The lead (no team out) and any play once a face-down card is out are free (ruling 12).
+    team = wished_team(state["wishes"], seat)
+    if team is not None:
+        forced = hypnotist_wish_binds(hand, team)
+        if forced is not None:
+            return forced
+    out = tuple(state["out"])
     if not out or state["down"]:
         return hand[:]
-    key = tuple(out)
-    cards = list(filter(COMPLIES_OR_FREE[state["ones"] > 0][key], hand))
-    # Every card complies or is free: that is the whole hand either way.  Else the seat must
-    # comply if it can; if none of its cards complies it may play any card.
-    if len(cards) == len(hand) or any(map(COMPLIES[key], cards)):
-        return cards
-    return hand[:]
+    if not any(complies(card, out) for card in hand):
+        return hand[:]
+    peasant_out = state["ones"] > 0
+    return [card for card in hand if complies(card, out) or free_in_basic_rules(card, peasant_out)]
 
 
 def may_play(state: dict[str, Any], seat: int, card: str) -> bool:
-    """Whether `card` (held by `seat`) is a legal play now: `playable_cards` for one card."""
-    hand: list[str] = state["hands"][seat]
-    if state["wishes"]:
-        team = wished_team(state["wishes"], seat)
-        if team is not None:
-            for held in hand:
-                if TEAM[held] == team:
-                    return TEAM[card] == team or _FOOL[card]  # fool_always_playable as a table
-    out: list[str] = state["out"]
-    if not out or state["down"]:
-        return True
-    key = tuple(out)
-    # A card that neither complies nor is free is legal only when the seat cannot comply at all.
-    return bool(COMPLIES_OR_FREE[state["ones"] > 0][key](card)) or not any(map(COMPLIES[key], hand))
+    """Whether `card` (held by `seat`) is a legal play now."""
+    return card in playable_cards(state, seat)
 
 
 def why_not_playable(state: dict[str, Any], seat: int, card: str) -> str:

@@ -1,7 +1,4 @@
-"""Scoring a trick: card and team strengths, the winning team, loot order, Thief and Strategist effects.
-
-These run once per trick on at most six cards, so they favour few passes over tiny helpers.
-"""
+"""Scoring a trick: card and team strengths, the winning team, loot order, Thief and Strategist effects."""
 
 from __future__ import annotations
 
@@ -11,8 +8,6 @@ from typing import Any
 from games.tricky_teams.cards import PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
 
 _STRENGTH = itemgetter("strength")
-# (team, rank) by card: one lookup where the trick loop would make two.
-_TEAM_RANK: dict[str, tuple[str | None, int]] = {card: (TEAM[card], RANK[card]) for card in RANK}
 
 
 def peasant_strength(peasants: int, cooks_of_members: int) -> int:
@@ -65,75 +60,50 @@ def next_leader(order_seats: list[int], thief: int | None, strategist: int | Non
     return order_seats[0]
 
 
+def card_strength(rank: int, cooks: int) -> int:
+    """Ruling 5: a card's strength is its rank plus the Cooks lying out before its player (a flag: 0)."""
+    return 0 if rank == 0 else rank + cooks
+
+
+def team_strengths(plays: list[dict[str, Any]]) -> dict[str, int]:
+    """Ruling 5/6: each colour team's summed strength, and the Peasants' when a 1 was played."""
+    totals: dict[str, int] = {}
+    peasants = peasant_cooks = 0
+    for play in plays:
+        team = TEAM[play["card"]]
+        if team is None:  # a white flag stays out of every team
+            continue
+        totals[team] = totals.get(team, 0) + play["strength"]
+        if RANK[play["card"]] == PEASANT:
+            peasants += 1
+            peasant_cooks += play["strength"] - PEASANT
+    if peasants:
+        totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
+    return totals
+
+
+def is_member(card: str, team: str) -> bool:
+    """Ruling 6/8: a card is in the winning team by colour, or as a 1 when the Peasants win."""
+    return RANK[card] == PEASANT if team == PEASANTS else TEAM[card] == team
+
+
 def score_trick(
     plays: list[dict[str, Any]], cooks_out: list[int], raid: int, number: int, leader: int
 ) -> tuple[dict[str, Any], list[list[Any]]]:
     """Reveal and evaluate a complete trick: the scored trick (wire.ScoredTrick) and the own cards.
 
-    Runs once per trick, so it makes one pass for the strengths and one for the winning team, with
-    the rule helpers above inlined.  The trick's play dicts are reused (each gains its `strength`):
-    the caller discards the trick.  The own cards are [seat, card] pairs in pick order.
+    Each play of the trick gains its `strength`.  The own cards are [seat, card] pairs in pick order.
     """
-    totals: dict[str, int] = {}
-    peasants = peasant_cooks = 0
     for play in plays:
-        team, rank = _TEAM_RANK[play["card"]]
-        if team is None:  # a white flag stays out of the trick
-            play["strength"] = 0
-            continue
-        cooks = cooks_out[play["seat"]]
-        strength = play["strength"] = rank + cooks  # ruling 5: rank plus the player's Cooks lying out
-        if team in totals:
-            totals[team] += strength
-        else:
-            totals[team] = strength
-        if rank == PEASANT:
-            peasants += 1
-            peasant_cooks += cooks
-    if peasants:
-        totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
-    values = list(totals.values())
-    best = max(values)
-    if values.count(best) == 1:  # no tie: the first (only) team with the best value
-        team = list(totals)[values.index(best)]  # cheaper than a generator over the items
-    else:
-        team = winning_team(plays, totals)
-    # Membership: every 1 is also a Peasant (ruling 6); a flag is in no team, so it is always loot.
-    members: list[dict[str, Any]] = []
-    loot: list[str] = []
-    thief = strategist = None
-    if team == PEASANTS:  # no Thief or Strategist is a Peasant
-        for play in plays:
-            card = play["card"]
-            if RANK[card] == PEASANT:
-                members.append(play)
-            else:
-                loot.append(card)
-    else:
-        for play in plays:
-            card = play["card"]
-            member_team, rank = _TEAM_RANK[card]
-            if member_team == team:
-                members.append(play)
-                if rank == THIEF:  # ruling 8/10: takes all the loot and gets the lead
-                    thief = play["seat"]
-                elif rank == STRATEGIST:  # ruling 10: chooses the next leader, Thief or not
-                    strategist = play["seat"]
-            else:
-                loot.append(card)
-    # loot_order(members, team), inlined (it runs after every trick); a sole winner needs no sort.
-    if team == PEASANTS:
-        order = members[::-1]
-    elif len(members) == 1:
-        order = members
-    else:
-        order = sorted(members, key=_STRENGTH, reverse=True)
-    order_seats: list[int] = []
-    own: list[list[Any]] = []
-    for play in order:
-        seat = play["seat"]
-        order_seats.append(seat)
-        own.append([seat, play["card"]])
+        play["strength"] = card_strength(RANK[play["card"]], cooks_out[play["seat"]])
+    totals = team_strengths(plays)
+    team = winning_team(plays, totals)
+    members = [play for play in plays if is_member(play["card"], team)]
+    loot = [play["card"] for play in plays if not is_member(play["card"], team)]
+    thief = next((play["seat"] for play in members if RANK[play["card"]] == THIEF), None)
+    strategist = next((play["seat"] for play in members if RANK[play["card"]] == STRATEGIST), None)
+    order = loot_order(members, team)
+    order_seats = [play["seat"] for play in order]
     scored = {
         "raid": raid,
         "number": number,
@@ -145,7 +115,6 @@ def score_trick(
         "loot": loot,
         "thief": thief,
         "strategist": strategist,
-        # next_leader(order_seats, thief, strategist), inlined (it runs after every trick)
-        "next_leader": None if strategist is not None else order_seats[0] if thief is None else thief,
+        "next_leader": next_leader(order_seats, thief, strategist),
     }
-    return scored, own
+    return scored, [[play["seat"], play["card"]] for play in order]

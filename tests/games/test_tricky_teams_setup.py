@@ -40,8 +40,8 @@ def test_same_seed_same_deal_and_raids_differ() -> None:
 
 
 def test_seeded_deals_are_those_of_random_shuffle() -> None:
-    """The spelled-out shuffle deals exactly what `random.Random(f"{seed}:{raid}").shuffle` dealt,
-    so a seed keeps giving the same game (stored games replay) after the speed-up."""
+    """A raid's deal is `random.Random(f"{seed}:{raid}").shuffle` of the canonical deck, split evenly,
+    so a seed keeps giving the same game (stored games replay)."""
     import random
 
     from games.tricky_teams.cards import full_deck, hand_size, sort_hand
