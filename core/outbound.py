@@ -8,7 +8,9 @@ A bot URL is user input, so a call to it must not become a way into the platform
   to the IP; the ``Host`` header and, for https, SNI and certificate checks keep the name), so a
   DNS answer that changes between check and use (DNS rebinding) can't redirect the call;
 - loopback, private, link-local, multicast, reserved, unspecified and cloud-metadata addresses
-  are refused unless ``TRICKARENA_ALLOWED_NETWORKS`` (a comma-separated CIDR list) allows them.
+  are refused unless ``TRICKARENA_ALLOWED_NETWORKS`` (a comma-separated CIDR list) allows them;
+  site-local IPv6 (``fec0::/10``), IPv6 addresses that lead to a non-global IPv4 host (6to4,
+  Teredo, NAT64, IPv4-compatible) and port 0 are refused under every policy.
   Unset, it allows loopback only (a local run: bots on this machine); set it to an empty
   string to allow no special network at all. Cloud-metadata addresses are refused even inside
   an allowed network unless the list names them exactly;
@@ -92,6 +94,9 @@ class AddressPolicy:
         # An IPv4-mapped IPv6 address reaches the IPv4 host: judge that host.
         if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
             ip = ip.ipv4_mapped
+        always = always_refused(ip)
+        if always is not None:
+            return always
         if ip in METADATA_ADDRESSES:
             exact = any(net.num_addresses == 1 and ip in net for net in self.allowed)
             return None if exact else "cloud-metadata address"
@@ -110,6 +115,47 @@ class AddressPolicy:
         if not ip.is_global:
             return "non-global address"
         return None
+
+
+# IPv6 prefixes whose addresses carry an IPv4 address in their low 32 bits (a translator or a
+# relay forwards to it): NAT64's well-known and local-use prefixes, and the deprecated
+# IPv4-compatible addresses.
+EMBEDDED_V4_PREFIXES: tuple[ipaddress.IPv6Network, ...] = (
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("64:ff9b:1::/48"),
+    ipaddress.IPv6Network("::/96"),
+)
+SITE_LOCAL = ipaddress.IPv6Network("fec0::/10")
+
+
+def embedded_ipv4(ip: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address leads to: 6to4 (2002::/16), Teredo (2001::/32: its
+    server and its client), NAT64 and IPv4-compatible prefixes; [] for anything else."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    found: list[ipaddress.IPv4Address] = []
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if (
+        any(ip in net for net in EMBEDDED_V4_PREFIXES)
+        and not ip.is_unspecified
+        and ip != ipaddress.IPv6Address("::1")
+    ):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def always_refused(ip: IPAddress) -> str | None:
+    """Addresses refused under every policy, whatever networks the operator allows: site-local
+    IPv6, and IPv6 addresses that lead to a non-global IPv4 host (6to4, Teredo, NAT64, ...)."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip in SITE_LOCAL:
+        return "site-local address"
+    for inner in embedded_ipv4(ip):
+        if not inner.is_global:
+            return f"address embedding the non-global IPv4 {inner}"
+    return None
 
 
 Resolver = Callable[[str, int], list[str]]
@@ -182,6 +228,8 @@ def check_url(url: str, policy: AddressPolicy | None = None, resolver: Resolver 
         raise OutboundError("invalid_url", "credentials in the URL are not allowed")
     if parts.query or parts.fragment:
         raise OutboundError("invalid_url", "the bot URL may not carry a query or fragment")
+    if port == 0:
+        raise OutboundError("invalid_url", "port 0 is not a port a bot can listen on")
     host = parts.hostname
     port = port or (443 if parts.scheme == "https" else 80)
     try:

@@ -62,6 +62,51 @@ def test_rule_address_policy(address: str, policy: AddressPolicy, refused: str |
     assert policy.refusal(address) == refused
 
 
+EVERYTHING_ALLOWED = AddressPolicy(tuple(parse_networks("0.0.0.0/0,::/0")))
+
+
+@pytest.mark.parametrize("policy", [NOTHING_ALLOWED, LOOPBACK_ONLY, EVERYTHING_ALLOWED])
+@pytest.mark.parametrize(
+    ("address", "refused"),
+    [
+        ("2002:0a00:0001::1", "address embedding the non-global IPv4 10.0.0.1"),  # 6to4 of 10.0.0.1
+        ("2002:c0a8:0101::", "address embedding the non-global IPv4 192.168.1.1"),
+        ("2002:a9fe:a9fe::1", "address embedding the non-global IPv4 169.254.169.254"),
+        ("2002:7f00:0001::1", "address embedding the non-global IPv4 127.0.0.1"),
+        ("64:ff9b::a00:1", "address embedding the non-global IPv4 10.0.0.1"),  # NAT64
+        ("64:ff9b:1::c0a8:101", "address embedding the non-global IPv4 192.168.1.1"),
+        ("::a00:1", "address embedding the non-global IPv4 10.0.0.1"),  # IPv4-compatible
+        # Teredo: server 65.54.227.120, client obfuscated 192.168.0.1 (bits inverted).
+        ("2001:0:4136:e378:8000:63bf:3f57:fffe", "address embedding the non-global IPv4 192.168.0.1"),
+        ("fec0::1", "site-local address"),
+        ("fec0:1:2::3", "site-local address"),
+        ("feff::1", "site-local address"),
+    ],
+)
+def test_rule_addresses_refused_under_every_policy(address: str, refused: str, policy: AddressPolicy) -> None:
+    """Rule (issue 17): site-local IPv6 and IPv6 that leads to a private, loopback or link-local
+    IPv4 (6to4, Teredo, NAT64, IPv4-compatible) are refused whatever networks are allowed."""
+    assert policy.refusal(address) == refused
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["2002:5db8:d822::1", "64:ff9b::5db8:d822", "2001:0:4136:e378:8000:63bf:a247:27dd"],
+)
+def test_rule_embedded_public_ipv4_is_judged_as_the_ipv6_address(address: str) -> None:
+    """Rule: an embedded public IPv4 (93.184.216.34) is no reason to refuse on its own."""
+    assert "embedding" not in str(AddressPolicy(()).refusal(address))
+    assert EVERYTHING_ALLOWED.refusal(address) is None
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:0/", "https://example.org:0/bot"])
+def test_rule_port_zero_is_refused(url: str) -> None:
+    """Rule (issue 17): port 0 is refused under every policy (it is not 'the default port')."""
+    with pytest.raises(OutboundError) as refused:
+        check_url(url, EVERYTHING_ALLOWED, resolver=lambda host, port: ["93.184.216.34"])
+    assert refused.value.code == "invalid_url"
+
+
 @pytest.mark.parametrize(
     ("environ", "allowed", "refused"),
     [
