@@ -35,8 +35,9 @@ ERROR_TEXT = {
     413: "The request body is too large (code `body_too_large`).",
     422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or the bot failed its check: "
     "`invalid_url`, `forbidden_address` (the host is or resolves to a refused address), `bot_unreachable` "
-    "(connection refused, DNS failure or timeout), `bot_bad_response` (non-200, too large or not a valid "
-    "bot info), `game_not_played` (the bot's GET / does not list a claimed game), `unknown_game`.",
+    "(no valid bot info from GET /: one answer whatever the other end did, so that createBot tells "
+    "nothing about other services), `game_not_played` (the bot's GET / does not list a claimed game), "
+    "`unknown_game`.",
 }
 
 

@@ -128,16 +128,16 @@ class CreatedBot:
     secret: str
 
 
-# The outbound fault behind a failed probe -> the API error code a submitter sees.
-_PROBE_CODES: dict[str, str] = {
-    "invalid_url": "invalid_url",
-    FaultCode.FORBIDDEN_ADDRESS: "forbidden_address",
-    FaultCode.CONNECTION_ERROR: "bot_unreachable",
-    FaultCode.TIMEOUT: "bot_unreachable",
-    FaultCode.HTTP_STATUS: "bot_bad_response",
-    FaultCode.RESPONSE_TOO_LARGE: "bot_bad_response",
-    FaultCode.MALFORMED_BODY: "bot_bad_response",
-}
+# Refusals about the URL itself keep their own code; everything the remote end did (refused,
+# timed out, answered non-200, too much, not a bot info) is one generic answer that echoes
+# nothing of it: otherwise createBot tells a stranger which ports answer what (a port scanner).
+# Bot authors see the precise reason with `trickarena bot check` against their own bot.
+_URL_CODES: dict[str, str] = {"invalid_url": "invalid_url", FaultCode.FORBIDDEN_ADDRESS: "forbidden_address"}
+NOT_A_BOT = "bot_unreachable"
+NOT_A_BOT_MESSAGE = (
+    "no Trick Arena bot answered GET / at this URL with a valid bot info within the time limit "
+    "(see docs/bot-protocol.md)"
+)
 
 
 class BotRegistry:
@@ -182,16 +182,14 @@ class BotRegistry:
             with BotSession(url, policy=self.policy, resolver=self.resolver) as session:
                 body = session.get_json("/", timeout_s=self.probe_timeout_s)
         except OutboundError as exc:
-            code = _PROBE_CODES.get(str(exc.code), "bot_unreachable")
-            raise BotCheckFailed(exc.message, code=code, details={"fault": str(exc.code)}) from None
+            code = _URL_CODES.get(str(exc.code))
+            if code is not None:
+                raise BotCheckFailed(exc.message, code=code) from None
+            raise BotCheckFailed(NOT_A_BOT_MESSAGE, code=NOT_A_BOT) from None
         try:
             info = cast(dict[str, Any], BotInfoSchema().load(body))
-        except ValidationError as exc:
-            raise BotCheckFailed(
-                "the bot's GET / answer is not a valid bot info",
-                code="bot_bad_response",
-                details={"errors": exc.messages},
-            ) from None
+        except ValidationError:
+            raise BotCheckFailed(NOT_A_BOT_MESSAGE, code=NOT_A_BOT) from None
         missing = sorted(set(games) - set(info["games"]))
         if missing:
             raise BotCheckFailed(

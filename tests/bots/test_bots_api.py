@@ -15,7 +15,7 @@ from api.app import create_app
 from bots.bundled import make_bot
 from bots.protocol import sign
 from bots.sdk import Bot, BotServer, FunctionBot
-from core.bot_registry import BotRegistry
+from core.bot_registry import NOT_A_BOT_MESSAGE, BotRegistry
 from core.outbound import AddressPolicy, BotSession, parse_networks
 
 BOTH = ["trick-n-trouble", "tricky-teams"]
@@ -137,8 +137,8 @@ def test_rule_the_stored_secret_signs_requests_the_bot_accepts(
     ("bot", "games", "code"),
     [
         ("closed", BOTH, "bot_unreachable"),
-        ("not-info", BOTH, "bot_bad_response"),
-        ("array", BOTH, "bot_bad_response"),
+        ("not-info", BOTH, "bot_unreachable"),
+        ("array", BOTH, "bot_unreachable"),
         ("tt-only", BOTH, "game_not_played"),
         ("tt-only", ["tricky-teams", "chess"], "unknown_game"),
         ("ftp", BOTH, "invalid_url"),
@@ -155,11 +155,22 @@ def test_rule_bad_bots_are_refused_with_their_own_code(
     assert client.get("/bots?include_deleted=true").json["bots"] == []
 
 
-def test_rule_non_json_and_error_statuses_are_bad_responses(client: FlaskClient, good_bot: str) -> None:
-    """Rule: a GET / answering non-200 (here: a path that 404s) is `bot_bad_response`."""
-    resp = _create(client, "wrongpath", good_bot + "/nothing-here")
-    assert (resp.status_code, resp.json["code"]) == (422, "bot_bad_response")
-    assert resp.json["details"]["fault"] == "http_status"
+@pytest.mark.parametrize("bot", ["closed", "not-info", "array", "wrong-path"])
+def test_rule_create_bot_is_no_port_scanner(
+    client: FlaskClient, bad_bots: dict[str, str], good_bot: str, bot: str
+) -> None:
+    """Rule (issue 17): whatever a URL that is not a bot does (refuse, answer 404, answer other
+    JSON), createBot answers the same code and message, echoing nothing the other end said."""
+    urls = {
+        **bad_bots,
+        "closed": f"http://127.0.0.1:{_closed_port()}",
+        "wrong-path": good_bot + "/nothing-here",
+    }
+    resp = _create(client, "candidate", urls[bot])
+    assert resp.status_code == 422
+    assert set(resp.json) == {"code", "message"}
+    assert resp.json["code"] == "bot_unreachable"
+    assert resp.json["message"] == NOT_A_BOT_MESSAGE
 
 
 @pytest.mark.parametrize(
