@@ -72,6 +72,8 @@ def build_context(config: dict[str, Any] | Any) -> AppContext:
     queue = config.get("TRICKARENA_QUEUE") or os.environ.get("TRICKARENA_QUEUE", "trickarena")
     store = HarnessStore(repository.client, repository.prefix)
     harness = HarnessContext(store, service, bots, bots.policy, queue, str(config.get("REDIS_URL", "")))
+    if config.get("TRICKARENA_MIN_LEAGUE_INTERVAL_S") is not None:
+        harness.min_league_interval_s = int(config["TRICKARENA_MIN_LEAGUE_INTERVAL_S"])
     return AppContext(harness)
 
 

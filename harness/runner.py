@@ -67,6 +67,8 @@ class HarnessContext:
     policy: AddressPolicy | None = None
     queue_name: str = "trickarena"
     redis_url: str = ""
+    # The shortest time between two league rounds (docs/operations.md, Limits).
+    min_league_interval_s: int = int(os.environ.get("TRICKARENA_MIN_LEAGUE_INTERVAL_S", "60"))
 
     @classmethod
     def from_env(cls) -> HarnessContext:

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import secrets
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from croniter import croniter  # type: ignore[import-untyped]
+from croniter import (  # type: ignore[import-untyped]
+    CroniterBadCronError,
+    CroniterBadDateError,
+    croniter,
+)
 
 from core import errors
 from core.bot_registry import BotDeleted, BotNotFound, owner_digest
@@ -26,6 +31,13 @@ from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, make_schedule,
 from harness.standings import compute_standings, ratings_from_standings
 
 MAX_MATCHES = 20000
+# The shortest time between two rounds of a league (an interval, or two cron firings), and the
+# most members a league takes; both overridable per process (docs/operations.md, Limits).
+MIN_LEAGUE_INTERVAL_S = int(os.environ.get("TRICKARENA_MIN_LEAGUE_INTERVAL_S", "60"))
+MAX_LEAGUE_MEMBERS = int(os.environ.get("TRICKARENA_MAX_LEAGUE_MEMBERS", "64"))
+# A cron expression is checked over this many firings; one that fires never within 8 years is refused.
+CRON_SAMPLE = 50
+CRON_HORIZON = timedelta(days=8 * 366)
 STATUSES = ("scheduled", "running", "finished", "cancelled")
 # After a cancel, running matches stop at their next check (about once a second) or after the bot
 # call in flight: the seed and the games are published this long after the cancel, plus the deadline.
@@ -349,18 +361,50 @@ def cancel_tournament(ctx: HarnessContext, tid: str, owner_key: str | None) -> d
 # --------------------------------------------------------------------------- leagues
 
 
-def parse_schedule(interval_s: int | None, cron: str | None) -> dict[str, Any]:
-    """Validate a league schedule: exactly one of an interval (seconds) or a cron expression."""
+def parse_schedule(
+    interval_s: int | None, cron: str | None, min_interval_s: int = MIN_LEAGUE_INTERVAL_S
+) -> dict[str, Any]:
+    """Validate a league schedule: exactly one of an interval (seconds) or a cron expression.
+
+    Rounds may not come closer than `min_interval_s`: an interval below it, a cron that ever
+    fires twice within it (over its next `CRON_SAMPLE` firings), or a cron that never fires (in
+    `CRON_HORIZON`) is refused.
+    """
     if (interval_s is None) == (cron is None):
         raise _invalid("give exactly one of interval_s or cron", code="invalid_schedule")
     if interval_s is not None:
-        if not 1 <= interval_s <= 366 * 86400:
-            raise _invalid("interval_s must be between 1 and 31622400", code="invalid_schedule")
+        if not min_interval_s <= interval_s <= 366 * 86400:
+            raise _invalid(
+                f"interval_s must be between {min_interval_s} and 31622400",
+                code="invalid_schedule",
+                min_interval_s=min_interval_s,
+            )
         return {"interval_s": int(interval_s)}
     assert cron is not None
     if not croniter.is_valid(cron):
         raise _invalid(f"not a valid cron expression: {cron!r}", code="invalid_schedule")
+    check_cron_spacing(cron, min_interval_s)
     return {"cron": cron}
+
+
+def check_cron_spacing(cron: str, min_interval_s: int, now: datetime | None = None) -> None:
+    """Refuse (422 invalid_schedule) a cron that never fires, or fires twice within `min_interval_s`."""
+    start = now or datetime.now(UTC)
+    try:
+        times = croniter(cron, start, max_years_between_matches=9)
+        fires: list[datetime] = [times.get_next(datetime) for _ in range(CRON_SAMPLE)]
+    except (CroniterBadDateError, CroniterBadCronError, ValueError):
+        fires = []
+    if not fires or fires[0] - start > CRON_HORIZON:
+        raise _invalid(f"the cron expression {cron!r} never fires", code="invalid_schedule")
+    closest = min((b - a for a, b in zip(fires, fires[1:], strict=False)), default=CRON_HORIZON)
+    if closest.total_seconds() < min_interval_s:
+        raise _invalid(
+            f"the cron expression {cron!r} fires {closest.total_seconds():g} s apart; "
+            f"rounds must be at least {min_interval_s} s apart",
+            code="invalid_schedule",
+            min_interval_s=min_interval_s,
+        )
 
 
 def next_time(schedule: dict[str, Any], after: datetime) -> datetime:
@@ -386,7 +430,7 @@ def create_league(
     enqueue: bool = True,
 ) -> dict[str, Any]:
     """Create a league; its first round is scheduled one period from now."""
-    schedule = parse_schedule(interval_s, cron)
+    schedule = parse_schedule(interval_s, cron, ctx.min_league_interval_s)
     _check_game(ctx, game, seats, [])
     _check_options(game, seats, options)
     lid = secrets.token_hex(8)
@@ -400,6 +444,7 @@ def create_league(
         "time_bank_ms": time_bank_ms,
         "options": options or {},
         "max_tables": max_tables,
+        "max_members": MAX_LEAGUE_MEMBERS,
     }
     first = next_time(schedule, datetime.now(UTC))
     ctx.store.client.hset(
@@ -471,7 +516,11 @@ def join_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | Non
     spec = _league(ctx, lid)["spec"]
     ctx.bots.authorize(bot_id, owner_key)
     _check_game(ctx, spec["game"], spec["seats"], [bot_id])
-    ctx.store.client.hsetnx(ctx.store.key_for("members", lid), bot_id, time.time())
+    members_key = ctx.store.key_for("members", lid)
+    cap = int(spec.get("max_members", MAX_LEAGUE_MEMBERS))
+    if not ctx.store.client.hexists(members_key, bot_id) and ctx.store.client.hlen(members_key) >= cap:
+        raise errors.Conflict(f"the league is full ({cap} members)", code="league_full", details={"max": cap})
+    ctx.store.client.hsetnx(members_key, bot_id, time.time())
     return get_league(ctx, lid)
 
 
@@ -498,6 +547,10 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
     spec = league["spec"]
     tid = f"{lid}r{round_no}"
     round_key = ctx.store.key_for("round", lid, round_no)
+    previous = ctx.store.tournament(f"{lid}r{round_no - 1}") if round_no > 1 else None
+    if previous is not None and previous["status"] in ("scheduled", "running"):
+        # Rounds never overlap: a round due while the previous one still plays is skipped.
+        ctx.store.client.set(round_key, "skipped:previous_round_running", nx=True)
     ctx.store.client.set(round_key, tid, nx=True)
     created = False
     if ctx.store.client.get(round_key) == tid.encode() and ctx.store.tournament(tid) is None:

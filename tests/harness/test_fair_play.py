@@ -94,6 +94,7 @@ def api_url(redis_url: str, key_prefix: str, queue_name: str) -> Iterator[str]:
             "REDIS_URL": redis_url,
             "TRICKARENA_KEY_PREFIX": key_prefix,
             "TRICKARENA_QUEUE": queue_name,
+            "TRICKARENA_MIN_LEAGUE_INTERVAL_S": 1,
             "TESTING": True,
         }
     )

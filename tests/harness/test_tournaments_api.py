@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -12,8 +13,19 @@ import requests
 from werkzeug.serving import make_server
 
 from api.app import create_app
+from core.errors import Conflict
 from harness.runner import HarnessContext
-from harness.tournaments import league_ratings, run_league_round
+from harness.tournaments import (
+    _league,
+    create_league,
+    get_league,
+    get_tournament,
+    join_league,
+    league_members,
+    league_ratings,
+    league_rounds,
+    run_league_round,
+)
 
 from .bot_servers import random_bots
 from .conftest import WorkerProcs, wait_for
@@ -34,7 +46,12 @@ def app_client(redis_url: str, key_prefix: str, queue_name: str) -> Any:
 def live_api(redis_url: str, key_prefix: str, queue_name: str) -> Iterator[str]:
     """The API served over real HTTP on a loopback port."""
     app = create_app(
-        {"REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix, "TRICKARENA_QUEUE": queue_name}
+        {
+            "REDIS_URL": redis_url,
+            "TRICKARENA_KEY_PREFIX": key_prefix,
+            "TRICKARENA_QUEUE": queue_name,
+            "TRICKARENA_MIN_LEAGUE_INTERVAL_S": 1,  # rounds seconds apart, for the test
+        }
     )
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -234,3 +251,68 @@ def test_a_league_round_is_created_once_and_a_too_small_round_is_skipped(ctx: Ha
     info = get_league(ctx, lid)
     assert info["rounds"] == [first] and info["next_round"] == 3
     assert ctx.store.tournament(first) is not None
+
+
+@pytest.mark.parametrize(
+    ("schedule", "reason"),
+    [
+        ({"interval_s": 59}, "between 60"),
+        ({"cron": "0 0 31 2 *"}, "never fires"),  # February 31st
+        ({"cron": "* * * * * *"}, "1 s apart"),  # every second (six fields)
+        ({"cron": "* * * * * */30"}, "30 s apart"),  # croniter's sixth field is the second
+        ({"cron": "not a cron"}, "not a valid cron"),
+    ],
+)
+def test_league_schedules_closer_than_the_minimum_or_never_firing_are_refused(
+    app_client: Any, schedule: dict[str, Any], reason: str
+) -> None:
+    """Rule (issue 17): rounds are at least TRICKARENA_MIN_LEAGUE_INTERVAL_S (60 s) apart; a cron
+    that never fires or fires more often is 422 invalid_schedule, and nothing is written."""
+    answer = app_client.post("/leagues", json={"game": "tricky-teams", "seats": 4, **schedule})
+    assert answer.status_code == 422, answer.get_json()
+    assert answer.get_json()["code"] == "invalid_schedule"
+    assert reason in answer.get_json()["message"]
+
+
+@pytest.mark.parametrize("schedule", [{"interval_s": 60}, {"cron": "* * * * *"}, {"cron": "0 0 29 2 *"}])
+def test_league_schedules_at_the_minimum_are_accepted(app_client: Any, schedule: dict[str, Any]) -> None:
+    """Rule: every minute is the shortest schedule; a cron that fires once in four years is fine."""
+    answer = app_client.post("/leagues", json={"game": "tricky-teams", "seats": 4, **schedule})
+    assert answer.status_code == 201, answer.get_json()
+
+
+def test_a_league_is_full_at_its_member_cap(ctx: HarnessContext) -> None:
+    """Rule (issue 17): a league takes at most max_members (64 by default): 409 league_full."""
+    league = create_league(ctx, "trick-n-trouble", 3, interval_s=3600, enqueue=False)
+    lid = league["league_id"]
+    ctx.store.client.hset(
+        ctx.store.key_for("league", lid), "spec", json.dumps({**_spec(ctx, lid), "max_members": 1})
+    )
+    with random_bots(ctx.bots, 2) as bots:
+        (first, key1), (second, key2) = bots
+        join_league(ctx, lid, first, key1)
+        join_league(ctx, lid, first, key1)  # joining again is no new member
+        with pytest.raises(Conflict) as full:
+            join_league(ctx, lid, second, key2)
+    assert full.value.code == "league_full" and full.value.details == {"max": 1}
+    assert league_members(ctx, lid) == [first]
+
+
+def test_a_round_due_while_the_previous_one_plays_is_skipped(ctx: HarnessContext) -> None:
+    """Rule (harness.md, Leagues): rounds never overlap; a round due while the previous round still
+    plays is skipped (recorded as skipped:previous_round_running) and the league goes on."""
+    league = create_league(ctx, "trick-n-trouble", 3, interval_s=3600, enqueue=False)
+    lid = league["league_id"]
+    with random_bots(ctx.bots, 1) as bots:
+        join_league(ctx, lid, bots[0][0], bots[0][1])
+        assert run_league_round(ctx, lid, 1) == f"{lid}r1"  # created, queued, not played (no worker)
+        assert get_tournament(ctx, f"{lid}r1")["status"] in ("scheduled", "running")
+        assert run_league_round(ctx, lid, 2) is None
+    skipped = ctx.store.client.get(ctx.store.key_for("round", lid, 2))
+    assert skipped == b"skipped:previous_round_running"
+    assert league_rounds(ctx, lid) == [f"{lid}r1"]
+    assert int(get_league(ctx, lid)["next_round"]) == 3
+
+
+def _spec(ctx: HarnessContext, lid: str) -> dict[str, Any]:
+    return dict(_league(ctx, lid)["spec"])
