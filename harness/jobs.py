@@ -14,8 +14,11 @@ abandoned job is only noticed a minute after its worker died) and the maintenanc
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
+import signal
 from functools import lru_cache
 from typing import Any
 
@@ -115,6 +118,25 @@ def set_cpu_policy(policy: str) -> bool:
 RQ_HEARTBEAT_GRACE_S = 60
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent dies (Linux `prctl(PR_SET_PDEATHSIG)`).
+
+    RQ puts each work-horse in a process group of its own (`os.setpgrp`), so killing the
+    worker's group does not reach it: without this, a horse outlives a killed worker and plays
+    on. With it, stopping a worker (its group) stops its match too; the match resumes elsewhere
+    from the game in Redis and its write-ahead record.
+    """
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    parent = os.getppid()
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # the parent died before the prctl took effect
+        os._exit(1)
+
+
 class HarnessWorker(Worker):
     """RQ's forking worker with a configurable heartbeat grace (abandoned jobs found sooner)."""
 
@@ -129,6 +151,11 @@ class HarnessWorker(Worker):
         """
         ttl = int(super().get_heartbeat_ttl(job, working_time))
         return ttl - RQ_HEARTBEAT_GRACE_S + self.heartbeat_grace_s
+
+    def setup_work_horse_signals(self) -> None:
+        """RQ's horse signal setup (its hook, run in every forked horse), then die with the worker."""
+        super().setup_work_horse_signals()
+        die_with_parent()
 
     @property
     def dequeue_timeout(self) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from collections import Counter
 from typing import Any
 
@@ -223,3 +225,47 @@ def test_a_match_that_cannot_be_played_is_recorded_as_an_error_and_the_tournamen
     assert doc["matches"] == len(matches) - 1
     record = ctx.store.tournament(tid)
     assert record is not None and record["completed"] == record["total"] == len(matches)
+
+
+@pytest.mark.timeout(120)
+def test_killing_a_workers_process_group_also_stops_its_work_horse(
+    ctx: HarnessContext, workers: WorkerProcs
+) -> None:
+    """Rule (operations.md, Stopping): SIGKILL to a worker's process group stops its work-horse too
+    (RQ gives each horse a group of its own; the horse dies with its worker, PR_SET_PDEATHSIG)."""
+    servers = [FaultyBotServer("slow", delay_s=0.05).start() for _ in range(3)]
+    try:
+        ids = [
+            submit_faulty(ctx.bots, s, f"slowpoke{i}-{ctx.store.prefix[8:20]}") for i, s in enumerate(servers)
+        ]
+        worker = workers.start(name=f"grouped-{ctx.queue_name}")
+        create_tournament(ctx, "tricky-teams", 3, ids, deals=1, deadline_ms=1000, time_bank_ms=1000, seed=5)
+        horses: list[int] = []
+
+        def horse_running() -> bool:
+            # A work-horse leads a process group of its own (RQ's os.setpgrp in the horse).
+            horses[:] = [c for c in workers.horses(worker) if _group_of(c) == c]
+            return bool(horses)
+
+        wait_for(horse_running, 60, "the worker to fork a work-horse", poll=0.05)
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=10)
+        wait_for(lambda: not any(_alive(h) for h in horses), 5, "the work-horse to die with its worker")
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return False
