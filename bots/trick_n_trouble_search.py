@@ -21,7 +21,7 @@ from bots import trick_n_trouble_heuristic
 from bots.policy import Memory, Message, Move, budget_s, seeded_rng
 from games.trick_n_trouble.cards import Card, card_table, colour_sums
 from games.trick_n_trouble.determinize import playable
-from games.trick_n_trouble.tasks import task_met
+from games.trick_n_trouble.scoring import task_met
 
 SEATS = 3
 # Cost per rank of spending a card: strong cards are worth keeping for later tasks.

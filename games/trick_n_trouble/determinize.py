@@ -1,19 +1,23 @@
 """Search-bot help: a full state consistent with one seat's view and a guess of the hidden parts.
 
 Pure functions (no I/O).  The caller samples the other hands, the draw pile's order and the task
-piles' order; `state_from_view` assembles a state the engine can play on.  The action list is
-empty (the state is for playouts, not for replay).
+piles' order; `state_from_view` assembles, with the engine's own constructor, a state the engine
+can play on (`GAME.clone`, `GAME.apply_unchecked`).  The action list is empty (the state is for
+playouts, not for replay).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
-from games.trick_n_trouble.engine import LEVELS, NAME, SEATS, normalize_options, playable_cards
-from games.trick_n_trouble.tasks import builtin_deck
+from games.base import State, View
+from games.trick_n_trouble.cards import LEVELS, builtin_deck, edition
+from games.trick_n_trouble.options import SEATS, normalize_options
+from games.trick_n_trouble.rules import playable_cards
+from games.trick_n_trouble.state import TnTState, new_state
 
 
-def unknown_tasks(view: dict[str, Any]) -> dict[str, list[str]] | None:
+def unknown_tasks(view: View) -> dict[str, list[str]] | None:
     """Task ids still in the piles, per level ('story' for the single story pile); None for a custom deck."""
     deck = {task["id"]: task for task in builtin_deck()}
     face_up = [task["id"] for task in view["tasks"]]
@@ -27,8 +31,8 @@ def unknown_tasks(view: dict[str, Any]) -> dict[str, list[str]] | None:
 
 
 def state_from_view(
-    view: dict[str, Any], hands: list[list[str]], draw: list[str], piles: dict[str, list[str]]
-) -> dict[str, Any]:
+    view: View, hands: list[list[str]], draw: list[str], piles: dict[str, list[str]]
+) -> State:
     """A playable state: `view`'s public facts with the given hands, draw pile and task piles (top first)."""
     options = normalize_options(dict(view["options"]))
     story = list(piles["story"]) if "story" in piles else None
@@ -36,32 +40,29 @@ def state_from_view(
     received: list[str | None] = [None] * SEATS
     me = view["seat"]
     passed[me], received[me] = view["passed"], view["received"]
-    return {
-        "schema": 1,
-        "game": NAME,
-        "header": {"seats": SEATS, "options": options, "seed": 0, "deal": None},
-        "actions": [],
-        "round": view["round"],
-        "phase": view["phase"],
-        "turn": view["to_move"][0] if view["to_move"] else None,
-        "lead": view["lead"],
-        "hands": [list(hand) for hand in hands],
-        "draw": list(draw),
-        "piles": {level: [] for level in LEVELS}
-        if story is not None
-        else {lv: list(piles[lv]) for lv in LEVELS},
-        "story": story,
-        "face_up": [task["id"] for task in view["tasks"]],
-        "passing": view["passing"],
-        "passed": passed,
-        "received": received,
-        "trick": [dict(played) for played in view["trick"]],
-        "tricks": [[dict(p) for p in trick] for trick in (view.get("tricks") or [])],
-        "discard": list(view.get("discard") or []),
-        "fulfilled": [{"task": entry["task"]["id"], "round": entry["round"]} for entry in view["fulfilled"]],
-        "points": view["points"],
-        "result": None,
-    }
+    state = new_state(
+        {"seats": SEATS, "options": options, "seed": 0, "deal": None},
+        lead=view["lead"],
+        turn=view["to_move"][0] if view["to_move"] else None,
+        hands=[list(hand) for hand in hands],
+        draw=list(draw),
+        piles={level: [] if story is not None else list(piles[level]) for level in LEVELS},
+        story=story,
+        face_up=[task["id"] for task in view["tasks"]],
+        phase=view["phase"],
+        round=view["round"],
+        passing=view["passing"],
+        passed=passed,
+        received=received,
+        trick=[{"seat": played["seat"], "card": played["card"]} for played in view["trick"]],
+        tricks=[
+            [{"seat": p["seat"], "card": p["card"]} for p in trick] for trick in (view.get("tricks") or [])
+        ],
+        discard=list(view.get("discard") or []),
+        fulfilled=[{"task": entry["task"]["id"], "round": entry["round"]} for entry in view["fulfilled"]],
+        points=view["points"],
+    )
+    return cast(State, state)
 
 
 def playable(hand: list[str], trick: list[str], colours: tuple[str, ...]) -> list[str]:
@@ -69,6 +70,6 @@ def playable(hand: list[str], trick: list[str], colours: tuple[str, ...]) -> lis
     state = {
         "hands": [hand],
         "trick": [{"seat": i, "card": card} for i, card in enumerate(trick)],
-        "header": {"options": {"colours": list(colours)}},
     }
-    return playable_cards(state, 0)
+    tables = edition({"colours": list(colours), "tasks": None})
+    return playable_cards(cast(TnTState, state), 0, tables)

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from games.base import InvalidOptions
 from games.trick_n_trouble import GAME
-from games.trick_n_trouble.cards import DEFAULT_COLOURS
-from games.trick_n_trouble.tasks import builtin_deck, task_met, validate_deck
+from games.trick_n_trouble.cards import builtin_deck
+from games.trick_n_trouble.options import validate_deck
+from games.trick_n_trouble.scoring import task_met
 from tests.games.test_trick_n_trouble_support import SMALL_DECK
 
 # A colour's sum in one trick is at most 9 + 8 + 7 = 24.
@@ -90,7 +91,7 @@ def test_property_ruling_every_valid_replacement_task_is_monotone(
     """Over-fulfilling: a replacement task with an upper bound is refused; any task a replacement deck
     may hold (it passes validation) is monotone: if sums s fulfil it, every s' >= s does too."""
     try:
-        [checked] = validate_deck([*SMALL_DECK, task], DEFAULT_COLOURS)[-1:]
+        [checked] = validate_deck([*SMALL_DECK, task])[-1:]
     except InvalidOptions as error:
         assert any("max" in clause for clause in task["condition"])
         assert "'max' is not allowed: over-fulfilling always counts" in error.message

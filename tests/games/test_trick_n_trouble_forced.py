@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.trick_n_trouble import GAME
+from games.trick_n_trouble.cards import edition
 from games.trick_n_trouble.engine import automatic_move
 from tests.games.test_trick_n_trouble_support import DECK, MODES, act, new, task, to_play
 
@@ -52,7 +53,7 @@ def test_ruling_forced_follow_is_the_seats_own_decision_and_leaks_nothing() -> N
         view = GAME.view(state, seat)
         assert view["to_move"] == [1] and view["trick"] == [{"seat": 0, "card": "blue-5"}]
     assert GAME.legal_moves(state, 1) == [{"type": "play", "card": "blue-3"}]
-    assert automatic_move(state) is None
+    assert automatic_move(state, edition(state["header"]["options"])) is None
     forced = act(state, 1, "play", card="blue-3")
     assert forced == [{"type": "card-played", "seat": 1, "card": "blue-3", "round": 1}]
     assert state["actions"][-1] == {"seat": 1, "move": {"type": "play", "card": "blue-3"}}

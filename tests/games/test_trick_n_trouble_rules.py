@@ -6,9 +6,8 @@ import pytest
 
 from games.base import redact_event
 from games.trick_n_trouble import GAME
-from games.trick_n_trouble.cards import card_table, colour_sums
-from games.trick_n_trouble.engine import trick_winner
-from games.trick_n_trouble.tasks import builtin_deck
+from games.trick_n_trouble.cards import builtin_deck, card_table, colour_sums
+from games.trick_n_trouble.scoring import trick_winner
 from tests.games.test_trick_n_trouble_support import (
     DECK,
     SMALL_DECK,

@@ -7,9 +7,9 @@ from typing import Any
 
 from games.base import State
 from games.trick_n_trouble import GAME
-from games.trick_n_trouble.cards import DEFAULT_COLOURS, deck
+from games.trick_n_trouble.cards import DEFAULT_COLOURS, card_table
 
-DECK = deck(DEFAULT_COLOURS)
+DECK = list(card_table(DEFAULT_COLOURS))
 MODES: list[dict[str, bool]] = [{}, {"expert": True}, {"story": True}, {"expert": True, "story": True}]
 
 

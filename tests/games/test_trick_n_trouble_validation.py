@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from games.base import GameError, InvalidDeal, InvalidOptions
 from games.trick_n_trouble import GAME
-from games.trick_n_trouble.tasks import builtin_deck
+from games.trick_n_trouble.cards import builtin_deck
 from tests.games.test_trick_n_trouble_support import DECK, SMALL_DECK, task
 
 

@@ -1,0 +1,122 @@
+"""Move values: parsing wire moves (`MalformedMove`) and listing the legal moves of the decision the
+game waits for.
+
+Every move is a shared immutable value (games.base.FrozenDict) from the edition's tables or the
+constants below: `legal_moves` lists them, and `apply` records the listed value equal to what a
+seat sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from games.base import FrozenDict, MalformedMove, Move
+from games.trick_n_trouble.cards import Edition
+from games.trick_n_trouble.options import SEATS, is_int
+from games.trick_n_trouble.rules import fill_levels, playable_cards, switch_sources
+from games.trick_n_trouble.state import TnTState
+
+MOVE_FIELDS: dict[str, frozenset[str]] = {
+    "choose-task-level": frozenset({"type", "level"}),
+    "start-passing": frozenset({"type"}),
+    "skip-passing": frozenset({"type"}),
+    "pass-card": frozenset({"type", "card"}),
+    "switch-task": frozenset({"type", "task", "level"}),
+    "keep-tasks": frozenset({"type"}),
+    "play": frozenset({"type", "card"}),
+}
+CHOOSE_LEVEL: dict[int, FrozenDict] = {
+    level: FrozenDict({"type": "choose-task-level", "level": level}) for level in (1, 2, 3)
+}
+START_PASSING = FrozenDict({"type": "start-passing"})
+SKIP_PASSING = FrozenDict({"type": "skip-passing"})
+KEEP_TASKS = FrozenDict({"type": "keep-tasks"})
+# The decisions where the seat's own hand is the list of options (pass a card, play a card).
+HAND_DECISIONS = frozenset({"pass-card", "play"})
+
+
+def parse_move(seat: object, move: object, tables: Edition) -> Move:
+    """`move` if it is a well-formed move of this game for a seat 0..2; raises MalformedMove."""
+    if not (is_int(seat) and 0 <= seat < SEATS):
+        raise MalformedMove(f"seat must be 0, 1 or 2, not {seat!r}")
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise MalformedMove("a move is an object with a string 'type'")
+    kind = move["type"]
+    if kind not in MOVE_FIELDS:
+        raise MalformedMove(f"unknown move type {kind!r}; known: {sorted(MOVE_FIELDS)}")
+    required = MOVE_FIELDS[kind] - ({"level"} if kind == "switch-task" else set())
+    if not required <= set(move) <= MOVE_FIELDS[kind]:
+        raise MalformedMove(f"a {kind!r} move has the fields {sorted(MOVE_FIELDS[kind])}, got {sorted(move)}")
+    if "card" in move and (not isinstance(move["card"], str) or move["card"] not in tables.cards):
+        raise MalformedMove(f"unknown card {move['card']!r}")
+    if "level" in move and not (is_int(move["level"]) and 1 <= move["level"] <= 3):
+        raise MalformedMove(f"level must be 1, 2 or 3, not {move['level']!r}")
+    if "task" in move and (not isinstance(move["task"], str) or move["task"] not in tables.tasks):
+        raise MalformedMove(f"unknown task {move['task']!r}")
+    return move
+
+
+def _choose_level(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    return [CHOOSE_LEVEL[level] for level in fill_levels(state)]
+
+
+def _pass_decision(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    return [START_PASSING, SKIP_PASSING]
+
+
+def _pass_card(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    return list(map(tables.give.__getitem__, state["hands"][seat]))
+
+
+def _switch_or_keep(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    sources = switch_sources(state)
+    switch = tables.switch
+    return [KEEP_TASKS, *(switch[task_id, level] for task_id in state["face_up"] for level in sources)]
+
+
+def _play(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    return list(map(tables.play.__getitem__, playable_cards(state, seat, tables)))
+
+
+def _none(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    return []
+
+
+# What each decision offers, by the phase that waits for it.
+OPTIONS: dict[str, Callable[[TnTState, int, Edition], list[Move]]] = {
+    "choose-task-level": _choose_level,
+    "pass-decision": _pass_decision,
+    "pass-card": _pass_card,
+    "switch-task": _switch_or_keep,
+    "play": _play,
+    "over": _none,
+}
+
+
+def options(state: TnTState, seat: int, tables: Edition) -> list[Move]:
+    """The moves of the decision the game waits for, offered to `seat`, the one in turn."""
+    return OPTIONS[state["phase"]](state, seat, tables)
+
+
+def why_illegal(state: TnTState, seat: int, move: dict[str, Any], legal: list[Move]) -> str:
+    """A human reason why a well-formed `move` of the seat in turn is not among the `legal` ones."""
+    kind = move["type"]
+    if kind not in {listed["type"] for listed in legal}:
+        return f"the game waits for a {state['phase']!r} decision, not {kind!r}"
+    if kind in HAND_DECISIONS and move["card"] not in state["hands"][seat]:
+        return f"{move['card']} is not in your hand"
+    if kind == "play":
+        return f"you must follow the lead {state['trick'][0]['card']} with a card of its colour (or a joker)"
+    if kind == "switch-task" and move["task"] not in state["face_up"]:
+        return f"task {move['task']} is not face up"
+    if kind == "switch-task" and state["story"] is None and "level" not in move:
+        return "switch-task needs the level to draw the replacement from"
+    if kind == "switch-task" and state["story"] is not None:
+        return "in story mode the replacement is the top of the single pile: give no level"
+    if kind == "switch-task":
+        return (
+            f"the level-{move['level']} task pile is empty: the replacement must be a new task, "
+            f"not the one just put under its pile"
+        )
+    return f"the level-{move.get('level')} task pile is empty"
