@@ -19,6 +19,7 @@ events in one atomic step, so concurrent writers cannot both win.
 
 from __future__ import annotations
 
+import os
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -79,6 +80,12 @@ else
 end
 return {1, new}
 """
+
+# Seconds any Redis command (and a connection attempt) may take before it fails: a Redis that hangs
+# gives 503s this fast (docs/operations.md, Limits).
+REDIS_TIMEOUT_S = float(os.environ.get("TRICKARENA_REDIS_TIMEOUT_S", "3"))
+# The longest single blocking read of an event stream (well below REDIS_TIMEOUT_S).
+MAX_BLOCK_MS = int(min(1000.0, REDIS_TIMEOUT_S * 500))
 
 # A caller with the full action list sends this many trailing actions (one move appends one);
 # should the list lag further behind, the commit is repeated with every action.
@@ -193,10 +200,17 @@ class GameRepository:
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "ta:", finished_ttl: int | None = None) -> GameRepository:
-        """A repository on its own connection pool to the Redis at `url`."""
-        # socket_timeout stays above the longest XREAD BLOCK the SSE endpoint uses.
+        """A repository on its own connection pool to the Redis at `url`.
+
+        Every command gives up after `REDIS_TIMEOUT_S` (a Redis that hangs makes requests fail
+        fast, 503, instead of holding them); blocking stream reads are cut into `MAX_BLOCK_MS`
+        pieces that stay below it.
+        """
         client = redis.Redis.from_url(
-            url, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
+            url,
+            socket_timeout=REDIS_TIMEOUT_S,
+            socket_connect_timeout=REDIS_TIMEOUT_S,
+            health_check_interval=30,
         )
         return cls(client, prefix=prefix, finished_ttl=finished_ttl)
 
@@ -426,8 +440,10 @@ class GameRepository:
         return stored, events
 
     def wait_events(self, game_id: str, after_id: str, block_ms: int) -> bool:
-        """Block up to `block_ms` until the stream has an entry after `after_id`; True if it has."""
-        result = self.client.xread({self.key_for("events", game_id): after_id}, count=1, block=block_ms)
+        """Block up to `block_ms` (at most `MAX_BLOCK_MS`) until the stream has an entry after
+        `after_id`; True if it has (False: wait again)."""
+        block = max(1, min(block_ms, MAX_BLOCK_MS))
+        result = self.client.xread({self.key_for("events", game_id): after_id}, count=1, block=block)
         return bool(result)
 
     def memory_usage(self, game_id: str) -> int:

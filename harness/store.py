@@ -26,6 +26,8 @@ from typing import Any, cast
 
 import redis
 
+from core.repository import REDIS_TIMEOUT_S
+
 # Record a result exactly once and count it in the same atomic step.
 # KEYS: results hash, tournament hash. ARGV: match index, result JSON.
 # Returns {1, completed} when recorded now, {0, completed} when it was already there.
@@ -94,7 +96,8 @@ class HarnessStore:
     @classmethod
     def from_url(cls, url: str, prefix: str = "ta:") -> HarnessStore:
         """A store on its own connection pool."""
-        return cls(redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30), prefix)
+        timeout = REDIS_TIMEOUT_S
+        return cls(redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout), prefix)
 
     def key_for(self, kind: str, *ids: object) -> str:
         """The key of one record: kind in tournament/matches/match/results/lease/standings/index/..."""
