@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import Game
-from games.trick_n_trouble import engine, options
+from games.trick_n_trouble import engine, options, state
 from games.trick_n_trouble import view as views
 from games.trick_n_trouble.cards import CARD_PATTERN
 
@@ -41,6 +41,9 @@ class TrickNTrouble:
     replay = staticmethod(engine.replay)
     setup_events = staticmethod(engine.setup_events)
     event_view = staticmethod(views.event_view)
+    # The search API: a copy for search, and `apply` for a listed move without its checks.
+    clone = staticmethod(state.clone)
+    apply_unchecked = staticmethod(engine.apply_unchecked)
 
 
 GAME: Game = TrickNTrouble()

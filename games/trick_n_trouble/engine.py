@@ -1,7 +1,7 @@
 """The Trick 'n Trouble state machine: a round is the rulebook's phases in order (`ROUND`), and
 `apply` is an ordered list of named stages, as Battlesnake's rulesets are: the wire move is
 parsed, the `CHECKS` run in order, then the `STAGES` (the decision, its record, the decisions the
-engine takes itself).
+engine takes itself).  `apply_unchecked` runs the `STAGES` alone, for a move `legal_moves` listed.
 
 Randomness is used only at setup (deal.py: the seed shuffles the cards and the three task piles;
 story mode stacks the piles, it does not shuffle them); after that the game is deterministic, so
@@ -306,6 +306,13 @@ def apply(state: State, seat: int, move: Move) -> list[Event]:
     for check in CHECKS:
         move = check(s, seat, move, tables)
     return _run(s, seat, move, tables)
+
+
+def apply_unchecked(state: State, seat: int, move: Move) -> list[Event]:
+    """`apply` for a move that `legal_moves` listed for `seat`: no parsing, no checks; the same state
+    afterwards, the same events."""
+    s = cast(TnTState, state)
+    return _run(s, seat, move, edition(s["header"]["options"]))
 
 
 def _run(state: TnTState, seat: int, move: Move, tables: Edition) -> list[Event]:
