@@ -13,13 +13,18 @@ Every command reads REDIS_URL, TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
+import time
 from datetime import datetime
 from typing import Any
+
+import redis
 
 from core.errors import ServiceError
 from core.telemetry import LOG_FORMAT_ENV, configure_logging
@@ -27,6 +32,8 @@ from harness import platform, terminal
 from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
 from harness.runner import HarnessContext
 from harness.tournaments import create_tournament, get_standings, get_tournament
+
+log = logging.getLogger("trickarena.worker")
 
 ENV_DEFAULTS = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -56,11 +63,27 @@ def _apply_env(args: argparse.Namespace) -> None:
         os.environ.setdefault(var, ENV_DEFAULTS[var])
 
 
+# Waits between attempts to reach Redis again after an outage (then the last one, repeated).
+OUTAGE_BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def wait_for_redis(connection: Any, backoff: float) -> float:
+    """Sleep and ping until Redis answers; the back-off to use after the next outage."""
+    delay = backoff
+    while True:
+        time.sleep(delay)
+        try:
+            connection.ping()
+            return OUTAGE_BACKOFF_S[0]
+        except (redis.ConnectionError, redis.TimeoutError):
+            delay = next((b for b in OUTAGE_BACKOFF_S if b > delay), OUTAGE_BACKOFF_S[-1])
+            log.warning("redis still unavailable; retrying in %.1f s", delay)
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     """Run an RQ worker (with the scheduler unless --no-scheduler) on the harness queue."""
     _apply_env(args)
     os.environ["TRICKARENA_HEARTBEAT_GRACE"] = str(args.heartbeat_grace)
-    import redis
 
     if args.cpu_policy not in CPU_POLICIES:  # only a bad $TRICKARENA_WORKER_CPU_POLICY gets here
         message = f"--cpu-policy must be one of {', '.join(CPU_POLICIES)}"
@@ -74,16 +97,27 @@ def cmd_worker(args: argparse.Namespace) -> int:
         configure_logging("json")
     HarnessWorker.heartbeat_grace_s = args.heartbeat_grace
     connection = redis.Redis.from_url(os.environ["REDIS_URL"])
-    worker = HarnessWorker(
-        [os.environ["TRICKARENA_QUEUE"]],
-        connection=connection,
-        maintenance_interval=args.maintenance_interval,
-        job_monitoring_interval=args.monitor_interval,
-        worker_ttl=max(30, args.maintenance_interval + 16),
-        name=args.name,
-    )
-    worker.work(with_scheduler=not args.no_scheduler, burst=args.burst, logging_level=args.log_level)
-    return 0
+    backoff = OUTAGE_BACKOFF_S[0]
+    while True:
+        worker = HarnessWorker(
+            [os.environ["TRICKARENA_QUEUE"]],
+            connection=connection,
+            maintenance_interval=args.maintenance_interval,
+            job_monitoring_interval=args.monitor_interval,
+            worker_ttl=max(30, args.maintenance_interval + 16),
+            name=args.name,
+        )
+        try:
+            worker.work(with_scheduler=not args.no_scheduler, burst=args.burst, logging_level=args.log_level)
+            return 0
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            # Redis went away (a restart, a network blip): RQ's loop gives up, we don't. The job
+            # that was running is abandoned in RQ's registry and retried (it resumes from the game
+            # saved in Redis); this process waits for Redis and works on under the same name.
+            log.warning("redis unavailable (%s); retrying in %.1f s", exc, backoff)
+        backoff = wait_for_redis(connection, backoff)
+        with contextlib.suppress(redis.RedisError):
+            worker.register_death()  # type: ignore[no-untyped-call]  # our old registration: free the name
 
 
 def _context() -> Any:
