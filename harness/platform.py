@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,9 @@ BUNDLED_BOTS = ("random", "heuristic", "search")
 BOT_BASE_PORT = 9101
 KEY_PREFIX = "ta:"
 STOP_GRACE_S = 8.0
+# A child that exits is started again, up to this many times within this window.
+MAX_RESTARTS = 5
+RESTART_WINDOW_S = 60.0
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -219,11 +222,13 @@ def _stop_event() -> dict[str, bool]:
 # -- the orchestrator ------------------------------------------------------------------------------
 @dataclass
 class Child:
-    """A process we started, in its own process group."""
+    """A process we started, in its own process group (and how to start it again)."""
 
     name: str
     proc: subprocess.Popen[bytes]
     log: Path
+    args: list[str] = field(default_factory=list)
+    restarts: list[float] = field(default_factory=list)  # monotonic times of its restarts
 
 
 @dataclass
@@ -246,6 +251,34 @@ class Platform:
     # -- processes --
     def spawn(self, name: str, args: list[str]) -> Child:
         """Start a child in its own session, logging to var/log/<name>.log."""
+        child = self._start(name, args)
+        self.children.append(child)
+        self.write_pids()
+        return child
+
+    def restart_dead(self, say: Callable[[str], None]) -> None:
+        """Start again every child that exited (a crash must not take the platform down); give up
+        on one that exits `MAX_RESTARTS` times within `RESTART_WINDOW_S`."""
+        if self.stopped:
+            return
+        for index, child in enumerate(self.children):
+            code = child.proc.poll()
+            if code is None:
+                continue
+            now = time.monotonic()
+            recent = [t for t in child.restarts if now - t < RESTART_WINDOW_S]
+            if len(recent) >= MAX_RESTARTS:
+                raise RuntimeError(
+                    f"{child.name} exited {MAX_RESTARTS} times within {RESTART_WINDOW_S:.0f} s "
+                    f"(last code {code}); see {child.log}"
+                )
+            say(f"{child.name} exited with code {code}; starting it again (see {child.log})")
+            fresh = self._start(child.name, child.args)
+            fresh.restarts = [*recent, now]
+            self.children[index] = fresh
+            self.write_pids()
+
+    def _start(self, name: str, args: list[str]) -> Child:
         log = self.var / "log" / f"{name}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "ab") as out:
@@ -258,10 +291,7 @@ class Platform:
                 cwd=Path.cwd(),
                 start_new_session=True,
             )
-        child = Child(name, proc, log)
-        self.children.append(child)
-        self.write_pids()
-        return child
+        return Child(name, proc, log, list(args))
 
     def write_pids(self) -> None:
         """Record every live child's pid (and Redis's) in var/run/pids.json."""
@@ -459,13 +489,6 @@ def running(platform: Platform) -> Iterator[Platform]:
 
 
 # -- watching --------------------------------------------------------------------------------------
-def children_alive(platform: Platform) -> None:
-    """Raise when a child process of the platform has died (see its log)."""
-    for child in platform.children:
-        if child.proc.poll() is not None:
-            raise RuntimeError(f"{child.name} exited with code {child.proc.returncode}; see {child.log}")
-
-
 def print_urls(platform: Platform, tournaments: list[dict[str, Any]]) -> None:
     """Where to look: web pages, API docs, metrics, logs."""
     from rich.console import Console
@@ -486,6 +509,10 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console()
+
+    def say(message: str) -> None:
+        console.print(f"[yellow]{message}[/]")
+
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1` dumps every thread's stack
     var = Path(args.var).resolve()
     var.mkdir(parents=True, exist_ok=True)
@@ -528,7 +555,12 @@ def run(args: argparse.Namespace) -> int:
             ctx = HarnessContext.build(platform.env["REDIS_URL"], platform.env["TRICKARENA_KEY_PREFIX"])
             tids = [t["tournament_id"] for t in tournaments]
             final = terminal.follow(
-                ctx, tids, names, timeout_s=args.timeout, check=lambda: children_alive(platform), sleep=pause
+                ctx,
+                tids,
+                names,
+                timeout_s=args.timeout,
+                check=lambda: platform.restart_dead(say),
+                sleep=pause,
             )
             if args.timeout is not None and not all(i["status"] in terminal.ENDED for i in final):
                 raise RuntimeError(f"tournaments not finished after {args.timeout:.0f} s")
@@ -540,9 +572,7 @@ def run(args: argparse.Namespace) -> int:
                 return 0 if all(i["status"] == "finished" for i in final) else 1
             console.print("[bold]The platform keeps running[/]: browse the pages above; Ctrl-C stops it all.")
             while True:
-                for child in platform.children:
-                    if child.proc.poll() is not None:
-                        raise RuntimeError(f"{child.name} exited with code {child.proc.returncode}")
+                platform.restart_dead(say)
                 pause(1)
         except KeyboardInterrupt:
             console.print("\n[yellow]Stopping…[/]")

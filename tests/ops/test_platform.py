@@ -126,6 +126,19 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
             break
     assert any("API docs" in line for line in seen), "".join(seen)
     assert processes_mentioning(str(var)), "nothing running mid-run?"
+    # A child that dies is started again (issue 17): kill worker-1's whole group.
+    pids_file = var / "run" / "pids.json"
+    victim = json.loads(pids_file.read_text())["worker-1"]
+    os.killpg(victim, signal.SIGKILL)
+
+    def restarted() -> bool:
+        now = json.loads(pids_file.read_text()).get("worker-1")
+        return now is not None and now != victim
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not restarted():
+        time.sleep(0.2)
+    assert restarted(), "make run did not start worker-1 again"
     proc.send_signal(signal.SIGINT)
     try:
         rest, _ = proc.communicate(timeout=120)
