@@ -81,6 +81,14 @@ class CreateBotSchema(Schema):
     name = _name_field(True)
     url = _url_field(True)
     games = _games_field(True)
+    open = fields.Boolean(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Open to challenges: anyone may enter the bot into a tournament. Otherwise "
+            "createTournament needs the bot's owner key in `owner_keys`. Default false."
+        },
+    )
 
 
 class UpdateBotSchema(Schema):
@@ -92,11 +100,19 @@ class UpdateBotSchema(Schema):
     name = _name_field(False)
     url = _url_field(False)
     games = _games_field(False)
+    open = fields.Boolean(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Open to challenges: anyone may enter the bot into a tournament. Otherwise "
+            "createTournament needs the bot's owner key in `owner_keys`. Default false."
+        },
+    )
 
     @validates_schema
     def _something(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if not data:
-            raise ValidationError("give at least one of name, url, games")
+        if not any(v is not None for v in data.values()):
+            raise ValidationError("give at least one of name, url, games, open")
 
 
 class BotSchema(Schema):
@@ -112,6 +128,10 @@ class BotSchema(Schema):
     author = fields.String(required=True, metadata={"description": "As the bot's GET / reported it."})
     version = fields.String(required=True, metadata={"description": "As the bot's GET / reported it."})
     status = fields.String(required=True, validate=validate.OneOf(["active", "deleted"]))
+    open = fields.Boolean(
+        required=True,
+        metadata={"description": "Open to challenges: anyone may enter it into a tournament."},
+    )
     created = fields.Float(required=True, metadata={"description": "Unix time."})
     updated = fields.Float(required=True, metadata={"description": "Unix time."})
     deleted = fields.Float(required=True, allow_none=True, metadata={"description": "Unix time, or null."})
@@ -180,7 +200,7 @@ def owner_key() -> str | None:
 @documents_errors(409, 413, 422)
 def create_bot(body: dict[str, Any]) -> Response:
     """Call the bot's GET / safely; if it answers well, store it and return its id, owner key and secret."""
-    created = registry().create(body["name"], body["url"], body["games"])
+    created = registry().create(body["name"], body["url"], body["games"], bool(body.get("open")))
     response = jsonify(
         {"bot": created.bot.public(), "owner_key": created.owner_key, "secret": created.secret}
     )
@@ -215,7 +235,9 @@ def get_bot(bot_id: str) -> Response:
 @documents_errors(401, 403, 404, 409, 413, 422)
 def update_bot(body: dict[str, Any], bot_id: str) -> Response:
     """Rename, move or change the games of a bot; a new URL or game list is checked like at creation."""
-    bot = registry().update(_valid(bot_id), owner_key(), body.get("name"), body.get("url"), body.get("games"))
+    bot = registry().update(
+        _valid(bot_id), owner_key(), body.get("name"), body.get("url"), body.get("games"), body.get("open")
+    )
     return jsonify(bot)
 
 

@@ -27,7 +27,8 @@ BOT_ID = validate.Regexp(r"^[0-9a-f]{16}$", error="a bot id: 16 lowercase hex di
 OWNER_AUTH: list[dict[str, list[str]]] = [{"ownerKey": []}]
 ERROR_TEXT = {
     401: "No key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
-    403: "Not the right key (code `not_owner`).",
+    403: "Not the right key (code `not_owner`), or an entrant that is not open to challenges was "
+    "entered without its owner key (code `entrant_not_authorized`, `details.bot_id`).",
     404: "No such tournament, league or bot (`tournament_not_found`, `league_not_found`, `bot_not_found`).",
     409: "Conflict: the tournament is already over (`tournament_over`), the bot is not a member "
     "(`not_a_member`) or was deleted (`bot_deleted`).",
@@ -131,6 +132,15 @@ class CreateTournamentSchema(_MatchSettings):
             "description": "For reproducible practice runs only: whoever chooses the seed knows every "
             "deal, so a tournament with a chosen seed is marked `practice` and never counts toward a "
             "league. Without it the seed is secret and random, published once the tournament ends."
+        },
+    )
+    owner_keys = fields.List(
+        fields.String(validate=validate.Length(min=1, max=128)),
+        load_default=list,
+        validate=validate.Length(max=64),
+        metadata={
+            "description": "Owner keys of the entrants you own: a bot that is not open to challenges "
+            "can only be entered with its owner key (403 entrant_not_authorized otherwise)."
         },
     )
     fault_threshold = fields.Integer(
@@ -364,7 +374,7 @@ class JoinLeagueSchema(Schema):
 @blp.doc(operationId="createTournament", tags=["tournaments"], summary="Create a round-robin tournament")
 @blp.arguments(CreateTournamentSchema)
 @blp.response(201, CreatedTournamentSchema)
-@documents_errors(404, 409, 413, 422)
+@documents_errors(403, 404, 409, 413, 422)
 def create_tournament(body: dict[str, Any]) -> Response:
     """Schedule every match (now, or at start_at) and queue them for the workers."""
     created = ops.create_tournament(
@@ -375,6 +385,7 @@ def create_tournament(body: dict[str, Any]) -> Response:
         start_at=body["start_at"],
         seed=body["seed"],
         fault_threshold=body["fault_threshold"],
+        owner_keys=body["owner_keys"],
         **_match_settings(body),
     )
     return _created(created, f"/tournaments/{created['tournament_id']}")

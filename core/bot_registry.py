@@ -33,7 +33,19 @@ from core.outbound import AddressPolicy, BotSession, OutboundError, Resolver, sy
 from games.registry import GAMES
 
 PROBE_TIMEOUT_S = 5.0
-PUBLIC_FIELDS = ("id", "name", "url", "games", "author", "version", "status", "created", "updated", "deleted")
+PUBLIC_FIELDS = (
+    "id",
+    "name",
+    "url",
+    "games",
+    "author",
+    "version",
+    "status",
+    "open",
+    "created",
+    "updated",
+    "deleted",
+)
 
 # KEYS: bot hash, name key, index. ARGV: id, created score, then field/value pairs.
 _CREATE_LUA = """
@@ -113,6 +125,8 @@ class BotRecord:
     deleted: float | None
     owner: str
     secret: str
+    # Open to challenges: anyone may enter it into a tournament (else only with its owner key).
+    open: bool = False
 
     def public(self) -> dict[str, Any]:
         """The fields anyone may read."""
@@ -200,7 +214,7 @@ class BotRegistry:
         return info
 
     # -- operations -------------------------------------------------------------------
-    def create(self, name: str, url: str, games: list[str]) -> CreatedBot:
+    def create(self, name: str, url: str, games: list[str], open_to_challenges: bool = False) -> CreatedBot:
         """Check the bot, then store it; returns the owner key and signing secret (shown only now)."""
         games = sorted(set(games))
         if self.client.exists(self.key_for("name", name)):
@@ -220,6 +234,7 @@ class BotRegistry:
             "updated": repr(now),
             "owner": owner_digest(owner_key),
             "secret": secret,
+            "open": "1" if open_to_challenges else "0",
         }
         flat = [item for pair in fields.items() for item in pair]
         keys = [self.key_for("bot", bot_id), self.key_for("name", name), self.key_for("index")]
@@ -246,6 +261,7 @@ class BotRegistry:
             deleted=float(text["deleted"]) if "deleted" in text else None,
             owner=text["owner"],
             secret=text["secret"],
+            open=text.get("open") == "1",
         )
 
     def get(self, bot_id: str) -> dict[str, Any]:
@@ -268,6 +284,10 @@ class BotRegistry:
                 out.append(bot.public())
         return out
 
+    def may_enter(self, bot: BotRecord, owner_keys: list[str]) -> bool:
+        """Whether a tournament with these owner keys may enter `bot`: it is open, or its key is there."""
+        return bot.open or any(hmac.compare_digest(bot.owner, owner_digest(k)) for k in owner_keys)
+
     def authorize(self, bot_id: str, owner_key: str | None) -> BotRecord:
         """The bot if `owner_key` is its owner key; 401 without a key, 403 with another one."""
         bot = self.record(bot_id)
@@ -284,8 +304,9 @@ class BotRegistry:
         name: str | None = None,
         url: str | None = None,
         games: list[str] | None = None,
+        open_to_challenges: bool | None = None,
     ) -> dict[str, Any]:
-        """Change name, URL and/or games (owner only); a new URL or game list is checked again."""
+        """Change name, URL, games and/or openness (owner only); a new URL or game list is checked again."""
         bot = self.authorize(bot_id, owner_key)
         if bot.status == "deleted":
             raise BotDeleted(f"bot {bot_id!r} was deleted")
@@ -293,6 +314,8 @@ class BotRegistry:
         if new_name.casefold() != bot.name.casefold() and self.client.exists(self.key_for("name", new_name)):
             raise DuplicateName(f"a bot named {new_name!r} already exists")
         fields: dict[str, Any] = {"name": new_name, "updated": repr(self.clock())}
+        if open_to_challenges is not None:
+            fields["open"] = "1" if open_to_challenges else "0"
         if url is not None or games is not None:
             new_games = sorted(set(games)) if games is not None else bot.games
             info = self.probe(url if url is not None else bot.url, new_games)

@@ -154,7 +154,7 @@ class HarnessWorker(Worker):
 
     def setup_work_horse_signals(self) -> None:
         """RQ's horse signal setup (its hook, run in every forked horse), then die with the worker."""
-        super().setup_work_horse_signals()
+        super().setup_work_horse_signals()  # type: ignore[no-untyped-call]
         die_with_parent()
 
     @property

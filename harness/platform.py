@@ -452,6 +452,8 @@ class Platform:
                 "deals": 1 if short else 2,
                 "deadline_ms": 200 if short else 1000,
                 "time_bank_ms": 2000 if short else 5000,
+                # The bundled bots are this platform's own: enter them with their owner keys.
+                "owner_keys": [bots[name]["owner_key"] for name in bots],
             }
             if short and game.quick_options:
                 body["options"] = dict(game.quick_options)

@@ -81,6 +81,24 @@ def _check_game(ctx: HarnessContext, game: str, seats: int, entrants: list[str])
             raise _invalid(f"bot {bot_id!r} does not play {game}", code="bot_game_mismatch", bot_id=bot_id)
 
 
+class EntrantNotAuthorized(errors.ServiceError):
+    """A bot entered without its owner key that is not open to challenges."""
+
+    status = 403
+    code = "entrant_not_authorized"
+
+
+def check_entrants_may_enter(ctx: HarnessContext, entrants: list[str], owner_keys: list[str]) -> None:
+    """Refuse (403) an entrant that is neither open to challenges nor entered with its owner key."""
+    for bot_id in entrants:
+        record = ctx.bot(bot_id)
+        if record is not None and not ctx.bots.may_enter(record, owner_keys):
+            raise EntrantNotAuthorized(
+                f"bot {bot_id!r} is not open to challenges: put its owner key in owner_keys",
+                details={"bot_id": bot_id},
+            )
+
+
 def _check_options(game: str, seats: int, options: dict[str, Any] | None) -> None:
     if not options:
         return
@@ -110,6 +128,7 @@ def create_tournament(
     prior: dict[str, Rating] | None = None,
     enqueue: bool = True,
     tournament_id: str | None = None,
+    owner_keys: list[str] | None = None,
 ) -> dict[str, Any]:
     """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`).
 
@@ -119,6 +138,10 @@ def create_tournament(
     so it is marked as such and never counts toward a league.
     """
     practice = seed is not None
+    if owner_keys is not None:
+        # From the API: every entrant is open to challenges or entered with its owner key (in-process
+        # callers -- the operator's CLI, league rounds whose members joined with their keys -- pass None).
+        check_entrants_may_enter(ctx, entrants, owner_keys)
     if practice and league:
         raise _invalid("a league round never has a chosen seed", code="practice_league")
     if len(set(entrants)) != len(entrants):

@@ -246,7 +246,14 @@ def test_fair_play_attack_finds_no_deal_in_a_live_tournament_or_league_and_the_s
     game, seats, options = "tricky-teams", 3, {"raids": 1}
     created = requests.post(
         f"{api_url}/tournaments",
-        json={"game": game, "seats": seats, "entrants": ids, "deals": 1, "options": options},
+        json={
+            "game": game,
+            "seats": seats,
+            "entrants": ids,
+            "deals": 1,
+            "options": options,
+            "owner_keys": [key for _, _, key in spies],
+        },
         timeout=10,
     ).json()
     tid = created["tournament_id"]

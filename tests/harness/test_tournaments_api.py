@@ -152,7 +152,13 @@ def test_cancel_needs_the_owner_key_and_stops_the_tournament(
 ) -> None:
     """Rule: cancelTournament takes the owner key createTournament returned; cancelled matches never run."""
     with random_bots(ctx.bots, 2) as bots:
-        body = {"game": "tricky-teams", "seats": 4, "entrants": [b for b, _ in bots], "deals": 3}
+        body = {
+            "game": "tricky-teams",
+            "seats": 4,
+            "entrants": [b for b, _ in bots],
+            "deals": 3,
+            "owner_keys": [k for _, k in bots],
+        }
         created = app_client.post("/tournaments", json=body)
         assert created.status_code == 201, created.json
         tid, key = created.json["tournament_id"], created.json["owner_key"]
@@ -316,3 +322,29 @@ def test_a_round_due_while_the_previous_one_plays_is_skipped(ctx: HarnessContext
 
 def _spec(ctx: HarnessContext, lid: str) -> dict[str, Any]:
     return dict(_league(ctx, lid)["spec"])
+
+
+def test_entering_a_bot_needs_its_owner_key_unless_it_is_open_to_challenges(
+    app_client: Any, ctx: HarnessContext, redis_url: str, key_prefix: str
+) -> None:
+    """Rule (issue 17): nobody makes the platform call someone else's bot: createTournament needs
+    each entrant's owner key (403 entrant_not_authorized, nothing written) unless its owner has
+    marked it open to challenges."""
+    with random_bots(ctx.bots, 2) as bots:
+        (mine, my_key), (theirs, their_key) = bots
+        body = {"game": "tricky-teams", "seats": 4, "entrants": [mine, theirs], "owner_keys": [my_key]}
+        refused = app_client.post("/tournaments", json=body)
+        assert refused.status_code == 403, refused.json
+        assert refused.json["code"] == "entrant_not_authorized"
+        assert refused.json["details"] == {"bot_id": theirs}
+        assert _harness_keys(redis_url, key_prefix) == []
+        assert app_client.post("/tournaments", json={**body, "owner_keys": []}).status_code == 403
+        opened = app_client.patch(
+            f"/bots/{theirs}", json={"open": True}, headers={"Authorization": f"Bearer {their_key}"}
+        )
+        assert opened.status_code == 200 and opened.json["open"] is True
+        assert app_client.get(f"/bots/{mine}").json["open"] is False
+        accepted = app_client.post("/tournaments", json=body)
+        assert accepted.status_code == 201, accepted.json
+        both = app_client.post("/tournaments", json={**body, "entrants": [mine, theirs], "owner_keys": []})
+        assert both.status_code == 403 and both.json["details"] == {"bot_id": mine}
