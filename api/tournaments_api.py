@@ -335,6 +335,49 @@ class CreateLeagueSchema(_MatchSettings):
             raise ValidationError("give exactly one of interval_s or cron")
 
 
+class UpdateLeagueSchema(Schema):
+    """updateLeague request (the league's owner key): any of name, status, a new schedule."""
+
+    class Meta:
+        name = "UpdateLeague"
+
+    name = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=64),
+        metadata={"description": "A new name."},
+    )
+    status = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(["active", "paused"]),
+        metadata={
+            "description": "`paused`: no round starts until `active` again (then one period from now)."
+        },
+    )
+    interval_s = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=366 * 86400),
+        metadata={
+            "description": "A new schedule: seconds between rounds (the next round one period from now)."
+        },
+    )
+    cron = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=128),
+        metadata={"description": "A new schedule: a cron expression (UTC)."},
+    )
+
+    @validates_schema
+    def _something(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if not any(v is not None for v in data.values()):
+            raise ValidationError("give at least one of name, status, interval_s, cron")
+        if data.get("interval_s") is not None and data.get("cron") is not None:
+            raise ValidationError("give at most one of interval_s and cron")
+
+
 class LeagueSchema(Schema):
     """A league: its settings, members, rounds and the next round time."""
 
@@ -368,6 +411,16 @@ class JoinLeagueSchema(Schema):
 
 
 # --------------------------------------------------------------------------- tournaments
+
+
+class CreatedLeagueSchema(LeagueSchema):
+    """createLeague answer: the league and its owner key (for updateLeague, deleteLeague and
+    cancelling its rounds; shown once)."""
+
+    class Meta:
+        name = "CreatedLeague"
+
+    owner_key = fields.String(required=True, metadata={"description": "Shown only now."})
 
 
 @blp.route("/tournaments", methods=["POST"])
@@ -440,7 +493,7 @@ def cancel_tournament(tournament_id: str) -> Response:
 @blp.route("/leagues", methods=["POST"])
 @blp.doc(operationId="createLeague", tags=["leagues"], summary="Create a league on a schedule")
 @blp.arguments(CreateLeagueSchema)
-@blp.response(201, LeagueSchema)
+@blp.response(201, CreatedLeagueSchema)
 @documents_errors(413, 422)
 def create_league(body: dict[str, Any]) -> Response:
     """Every interval (or cron time) the members play a round robin; ratings carry over."""
@@ -463,6 +516,45 @@ def create_league(body: dict[str, Any]) -> Response:
 def get_league(league_id: str) -> Response:
     """Settings, members and rounds."""
     return _json(ops.get_league(context(), league_id))
+
+
+@blp.route("/leagues/<string:league_id>", methods=["PATCH"])
+@blp.doc(
+    operationId="updateLeague",
+    tags=["leagues"],
+    summary="Pause, resume, rename or reschedule a league (its owner key)",
+    security=OWNER_AUTH,
+)
+@blp.arguments(UpdateLeagueSchema)
+@blp.response(200, LeagueSchema)
+@documents_errors(401, 403, 404, 409, 413, 422)
+def update_league(body: dict[str, Any], league_id: str) -> Response:
+    """Only the owner key createLeague returned may change the league."""
+    return _json(
+        ops.update_league(
+            context(),
+            league_id,
+            _key(),
+            name=body["name"],
+            status=body["status"],
+            interval_s=body["interval_s"],
+            cron=body["cron"],
+        )
+    )
+
+
+@blp.route("/leagues/<string:league_id>", methods=["DELETE"])
+@blp.doc(
+    operationId="deleteLeague",
+    tags=["leagues"],
+    summary="Delete a league (its owner key)",
+    security=OWNER_AUTH,
+)
+@blp.response(200, LeagueSchema)
+@documents_errors(401, 403, 404, 409)
+def delete_league(league_id: str) -> Response:
+    """No more rounds; the league, its rounds and standings stay readable (status `deleted`)."""
+    return _json(ops.delete_league(context(), league_id, _key()))
 
 
 @blp.route("/leagues/<string:league_id>/members", methods=["POST"])

@@ -373,7 +373,12 @@ def cancel_tournament(ctx: HarnessContext, tid: str, owner_key: str | None) -> d
     record = _record(ctx, tid)
     if not owner_key:
         raise errors.MissingToken("cancelling needs the tournament's owner key as a Bearer token")
-    if not hmac.compare_digest(record.get("owner", ""), owner_digest(owner_key)):
+    owners = [record.get("owner", "")]
+    league = record["spec"].get("league")
+    if league:  # a league round belongs to the league's owner
+        owners.append(_league(ctx, league["league_id"]).get("owner", ""))
+    digest = owner_digest(owner_key)
+    if not any(hmac.compare_digest(owner, digest) for owner in owners if owner):
         raise errors.InvalidToken("that is not this tournament's owner key", code="not_owner")
     if record["status"] in ("finished", "cancelled"):
         raise errors.Conflict(f"the tournament is already {record['status']}", code="tournament_over")
@@ -470,10 +475,12 @@ def create_league(
         "max_members": MAX_LEAGUE_MEMBERS,
     }
     first = next_time(schedule, datetime.now(UTC))
+    owner_key = secrets.token_urlsafe(24)
     ctx.store.client.hset(
         ctx.store.key_for("league", lid),
         mapping={
             "spec": json.dumps(spec),
+            "owner": owner_digest(owner_key),
             "status": "active",
             "created_at": time.time(),
             "next_round": 1,
@@ -483,6 +490,67 @@ def create_league(
     ctx.store.client.zadd(ctx.store.key_for("league_index"), {lid: time.time()})
     if enqueue:
         queueing.schedule_league_round(ctx, lid, 1, first)
+    return {**get_league(ctx, lid), "owner_key": owner_key}
+
+
+LEAGUE_STATUSES = ("active", "paused", "deleted")
+
+
+def _authorize_league(ctx: HarnessContext, lid: str, owner_key: str | None) -> dict[str, Any]:
+    league = _league(ctx, lid)
+    if not owner_key:
+        raise errors.MissingToken("this needs the league's owner key as a Bearer token")
+    if not hmac.compare_digest(league.get("owner", ""), owner_digest(owner_key)):
+        raise errors.InvalidToken("that is not this league's owner key", code="not_owner")
+    if league["status"] == "deleted":
+        raise errors.Conflict("the league was deleted", code="league_deleted")
+    return league
+
+
+def update_league(
+    ctx: HarnessContext,
+    lid: str,
+    owner_key: str | None,
+    *,
+    name: str | None = None,
+    status: str | None = None,
+    interval_s: int | None = None,
+    cron: str | None = None,
+    enqueue: bool = True,
+) -> dict[str, Any]:
+    """The owner pauses or resumes the league, renames it or changes its schedule.
+
+    A new schedule (or a resume) takes effect from now: the next round is due one period from
+    now (its RQ job, whose id is fixed per round, is moved to that time).
+    """
+    league = _authorize_league(ctx, lid, owner_key)
+    spec = league["spec"]
+    if name is not None:
+        spec["name"] = name
+    reschedule = False
+    if interval_s is not None or cron is not None:
+        spec["schedule"] = parse_schedule(interval_s, cron, ctx.min_league_interval_s)
+        reschedule = True
+    new_status = league["status"]
+    if status is not None:
+        if status not in ("active", "paused"):
+            raise _invalid("status must be active or paused (deleteLeague deletes)", code="invalid_status")
+        reschedule = reschedule or (status == "active" and league["status"] != "active")
+        new_status = status
+    key = ctx.store.key_for("league", lid)
+    ctx.store.client.hset(key, mapping={"spec": json.dumps(spec), "status": new_status})
+    if reschedule and new_status == "active":
+        when = next_time(spec["schedule"], datetime.now(UTC))
+        ctx.store.client.hset(key, "next_at", when.isoformat())
+        if enqueue:
+            queueing.schedule_league_round(ctx, lid, int(league["next_round"]), when)
+    return get_league(ctx, lid)
+
+
+def delete_league(ctx: HarnessContext, lid: str, owner_key: str | None) -> dict[str, Any]:
+    """The owner deletes the league: no more rounds; it, its rounds and standings stay readable."""
+    _authorize_league(ctx, lid, owner_key)
+    ctx.store.client.hset(ctx.store.key_for("league", lid), "status", "deleted")
     return get_league(ctx, lid)
 
 

@@ -348,3 +348,53 @@ def test_entering_a_bot_needs_its_owner_key_unless_it_is_open_to_challenges(
         assert accepted.status_code == 201, accepted.json
         both = app_client.post("/tournaments", json={**body, "entrants": [mine, theirs], "owner_keys": []})
         assert both.status_code == 403 and both.json["details"] == {"bot_id": mine}
+
+
+def test_a_league_belongs_to_its_creator_who_can_pause_resume_reschedule_and_delete_it(
+    app_client: Any, ctx: HarnessContext
+) -> None:
+    """Rule (issue 17): createLeague returns an owner key (shown once); with it, and only with it,
+    the league is paused, resumed, renamed, rescheduled or deleted, and its rounds cancelled."""
+    created = app_client.post("/leagues", json={"game": "trick-n-trouble", "seats": 3, "interval_s": 3600})
+    assert created.status_code == 201, created.json
+    lid, key = created.json["league_id"], created.json["owner_key"]
+    assert "owner_key" not in app_client.get(f"/leagues/{lid}").json
+    mine = {"Authorization": f"Bearer {key}"}
+    assert app_client.patch(f"/leagues/{lid}", json={"status": "paused"}).status_code == 401
+    other = app_client.patch(
+        f"/leagues/{lid}", json={"status": "paused"}, headers={"Authorization": "Bearer " + "x" * 32}
+    )
+    assert (other.status_code, other.json["code"]) == (403, "not_owner")
+    paused = app_client.patch(f"/leagues/{lid}", json={"status": "paused", "name": "weekly"}, headers=mine)
+    assert paused.status_code == 200 and (paused.json["status"], paused.json["name"]) == ("paused", "weekly")
+    assert run_league_round(ctx, lid, 1) is None  # a paused league plays no round
+    too_often = app_client.patch(f"/leagues/{lid}", json={"interval_s": 5}, headers=mine)
+    assert (too_often.status_code, too_often.json["code"]) == (422, "invalid_schedule")
+    resumed = app_client.patch(
+        f"/leagues/{lid}", json={"status": "active", "cron": "0 12 * * *"}, headers=mine
+    )
+    assert resumed.status_code == 200, resumed.json
+    assert resumed.json["status"] == "active" and resumed.json["schedule"] == {"cron": "0 12 * * *"}
+    assert resumed.json["next_at"].endswith("12:00:00+00:00")
+    assert app_client.patch(f"/leagues/{lid}", json={}, headers=mine).status_code == 422
+    deleted = app_client.delete(f"/leagues/{lid}", headers=mine)
+    assert deleted.status_code == 200 and deleted.json["status"] == "deleted"
+    again = app_client.patch(f"/leagues/{lid}", json={"status": "active"}, headers=mine)
+    assert (again.status_code, again.json["code"]) == (409, "league_deleted")
+    assert run_league_round(ctx, lid, 1) is None
+
+
+def test_the_league_owner_cancels_a_league_round(app_client: Any, ctx: HarnessContext) -> None:
+    """Rule (issue 17): a league round belongs to the league's owner: its key cancels the round."""
+    created = app_client.post("/leagues", json={"game": "trick-n-trouble", "seats": 3, "interval_s": 3600})
+    lid, key = created.json["league_id"], created.json["owner_key"]
+    with random_bots(ctx.bots, 1) as bots:
+        join_league(ctx, lid, bots[0][0], bots[0][1])
+        tid = run_league_round(ctx, lid, 1)
+        assert tid == f"{lid}r1"
+        refused = app_client.post(
+            f"/tournaments/{tid}/cancel", headers={"Authorization": f"Bearer {bots[0][1]}"}
+        )
+        assert (refused.status_code, refused.json["code"]) == (403, "not_owner")
+        cancelled = app_client.post(f"/tournaments/{tid}/cancel", headers={"Authorization": f"Bearer {key}"})
+        assert cancelled.status_code == 200 and cancelled.json["status"] == "cancelled"
