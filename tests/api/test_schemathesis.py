@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.api.conftest import make_app
 from tests.api.schemathesis_util import run_schemathesis
 from tests.api.test_openapi import CONTRACT_OPERATIONS
@@ -15,6 +17,7 @@ MAX_EXAMPLES = 50
 POSITIVE_EXPECTED = ["2xx", "401", "403", "404", "409", "412", "422"]
 
 
+@pytest.mark.slow  # a minute of generated requests: `make test` runs it, `make test-fast` does not
 def test_schemathesis_all_phases_all_checks_zero_failures(redis_url: str, key_prefix: str) -> None:
     """Rule: >= 1,000 generated cases over the contract's operations, all checks pass, no 500 anywhere."""
     app = make_app(redis_url, key_prefix, TRICKARENA_SSE_MAX_SECONDS=0)
