@@ -15,7 +15,7 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from api import bots_api, context, fast_moves, games_api, ops, tournaments_api, web
+from api import bots_api, context, games_api, ops, tournaments_api, web
 from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
@@ -31,7 +31,6 @@ DEFAULTS: dict[str, Any] = {
     "TRICKARENA_FINISHED_TTL": None,  # seconds a finished game is kept; None: forever
     "MAX_CONTENT_LENGTH": 64 * 1024,  # request bodies above this get 413
     "TRICKARENA_SSE_MAX_SECONDS": 60,  # an event stream never holds a worker longer than this
-    "TRICKARENA_FAST_MOVES": True,  # serve postMove through api.fast_moves (False: through Flask)
     # A move without If-Match equal to the seat's own latest move within this many ms: 409 duplicate_move.
     "TRICKARENA_DUPLICATE_WINDOW_MS": 2000,
 }
@@ -107,8 +106,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.register_error_handler(Exception, error_response)
     context.app_context(app).api = api  # the OpenAPI machinery (api.openapi_gen reads its spec)
-
-    fast_moves.install(app)
     return app
 
 

@@ -1,8 +1,8 @@
 """How every exception raised while serving a request becomes a JSON error answer.
 
-One mapping (`error_parts`) for Flask's error handler and the postMove path alike: service
-errors as they say, Redis outages 503, HTTP errors (routing, size, validation) as their status
-with the standard body, anything else a logged 500.
+The app's one error handler (`error_response`, registered for every exception by `create_app`)
+serves every route, postMove included: service errors as they say, Redis outages 503, HTTP errors
+(routing, size, validation) as their status with the standard body, anything else a logged 500.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ ErrorParts = tuple[int, dict[str, Any], dict[str, str]]
 
 
 def service_error_parts(error: ServiceError) -> ErrorParts:
-    """Status, JSON body and extra headers of a service error's response (Flask or the fast path)."""
+    """Status, JSON body and extra headers of a service error's response."""
     headers = {"WWW-Authenticate": 'Bearer realm="trick-arena"'} if error.status == 401 else {}
     return error.status, error.to_dict(), headers
 
@@ -78,8 +78,8 @@ def unexpected_error_parts(error: Exception) -> ErrorParts:
 def error_parts(error: Exception) -> ErrorParts:
     """Status, JSON body and extra headers answering an exception raised while serving a request.
 
-    The one place that maps exceptions to answers, for Flask's error handler and the postMove
-    fast path alike: service errors as they say, Redis outages 503, anything else a logged 500.
+    The one place that maps exceptions (other than HTTP errors) to answers: service errors as
+    they say, Redis outages 503, anything else a logged 500.
     """
     if isinstance(error, ServiceError):
         return service_error_parts(error)
@@ -98,6 +98,7 @@ def _json_response(parts: ErrorParts) -> Response:
 
 
 def error_response(error: Exception) -> Response:
+    """The app's error handler: the JSON answer of any exception raised while serving a request."""
     if isinstance(error, HTTPException):
         return http_error_response(error)
     return _json_response(error_parts(error))

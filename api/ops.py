@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 import redis
-from flask import Flask, Response, request
+from flask import Flask, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -50,6 +50,9 @@ REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
 
 
 log = logging.getLogger("trickarena.access")
+
+StartResponse = Callable[..., Any]
+WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 HTTP_REQUESTS = Counter(
@@ -161,20 +164,40 @@ class _Forward(Collector):
 
 
 class RequestRecorder:
-    """Request ids, request metrics and the access log line of one app's requests.
+    """WSGI middleware around the Flask app: request ids, request metrics and the access log line.
 
-    Flask's hooks call it for every request, and so does the postMove fast path
-    (`api.fast_moves`), which serves moves outside Flask's request cycle: both count and log alike.
-    Every request pays for this, so state lives in the WSGI environ and the labelled metric
-    children are looked up once per (endpoint, method, status): `labels()` validates and locks
-    on every call.
+    It wraps `app.wsgi_app` (Flask's documented place for middleware), so every request, of
+    every route, passes through it and through Flask's whole request cycle inside it: hooks,
+    routing, view, error handler.  Nothing is answered beside Flask.  The request id and log
+    context are set before Flask sees the request and left when Flask's cycle (teardown included)
+    is over; the request is counted, logged and given its X-Request-ID when Flask starts the
+    response, with the route read off the request object werkzeug keeps in the environ.  (A
+    streamed body, such as an event stream, is sent after that: its own log lines carry no id.)
+    Every request pays for this, so it costs no Flask hook calls, and the labelled metric
+    children are looked up once per (endpoint, method, status): `labels()` validates and locks on
+    every call.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, wsgi_app: WsgiApp) -> None:
+        self.wsgi_app = wsgi_app
         self._requests: dict[tuple[str, str, str], Any] = {}
         self._latency: dict[str, Any] = {}
 
-    def start(self, environ: dict[str, Any]) -> str:
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Serve one request through Flask, recorded; the log context covers Flask's request cycle."""
+        self.start(environ)
+
+        def recorded(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            headers.append((REQUEST_ID_HEADER, self.finish(environ, status)))
+            return start_response(status, headers, exc_info)
+
+        try:
+            return self.wsgi_app(environ, recorded)
+        finally:
+            self.reset(environ)
+
+    @staticmethod
+    def start(environ: dict[str, Any]) -> str:
         """Give the request its id (the caller's X-Request-ID if sane) and start its clock and log context."""
         # HTTP drops optional whitespace around a header value; not every server has done so.
         incoming = environ.get(REQUEST_ID_ENVIRON, "").strip(" \t")
@@ -186,21 +209,18 @@ class RequestRecorder:
         environ["trickarena.log_token"] = LOG_CONTEXT.set({"request_id": rid})
         return rid
 
-    def finish(
-        self,
-        environ: dict[str, Any],
-        method: str,
-        path: str,
-        endpoint: str,
-        code: int,
-        *,
-        game_id: str | None = None,
-        tournament_id: str | None = None,
-        move: bool = False,
-    ) -> str:
-        """Count and log one answered request (`move`: a postMove); returns its request id."""
+    def finish(self, environ: dict[str, Any], status_line: str) -> str:
+        """Count and log one answered request (its status line as Flask starts the response); its id."""
         elapsed = time.perf_counter() - environ.get("trickarena.started", time.perf_counter())
-        status = str(code)
+        status = status_line[:3]
+        code = int(status)
+        # werkzeug puts the Request it builds for the environ there (Flask's `request`).
+        req = environ.get("werkzeug.request")
+        rule = getattr(req, "url_rule", None)
+        view_args: dict[str, Any] = (getattr(req, "view_args", None) or {}) if rule is not None else {}
+        method: str = environ.get("REQUEST_METHOD", "")
+        path: str = req.path if req is not None else environ.get("PATH_INFO", "")
+        endpoint: str = rule.rule if rule is not None else "<unmatched>"
         label = (endpoint, method, status)
         counter = self._requests.get(label)
         if counter is None:
@@ -210,7 +230,7 @@ class RequestRecorder:
         if latency is None:
             latency = self._latency[endpoint] = HTTP_LATENCY.labels(endpoint)
         latency.observe(elapsed)
-        if code == 200 and move:
+        if code == 200 and rule is not None and rule.endpoint.endswith("post_move"):
             API_MOVES.inc()
         if endpoint != "/metrics" and log.isEnabledFor(logging.INFO):
             fields = {
@@ -219,8 +239,8 @@ class RequestRecorder:
                 "endpoint": endpoint,
                 "status": code,
                 "duration_ms": round(elapsed * 1000, 3),
-                "game_id": game_id,
-                "tournament_id": tournament_id,
+                "game_id": view_args.get("game_id"),
+                "tournament_id": view_args.get("tournament_id"),
             }
             # makeRecord + handle is what log.info does, minus walking the stack for the caller's
             # file and line (an access line's origin is always this recorder).
@@ -240,7 +260,7 @@ class RequestRecorder:
 
     @staticmethod
     def reset(environ: dict[str, Any]) -> None:
-        """Leave the request's log context (after its response is built)."""
+        """Leave the request's log context (after Flask's request cycle, teardown included)."""
         token = environ.pop("trickarena.log_token", None)
         if token is not None:
             with contextlib.suppress(ValueError):
@@ -262,32 +282,10 @@ def init_app(app: Flask) -> None:
     queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
     registry = _registry(PlatformCollector(client, prefix, queue))
 
-    recorder = RequestRecorder()
+    # Around Flask's whole request cycle, for every route (see RequestRecorder).
+    recorder = RequestRecorder(app.wsgi_app)
+    app.wsgi_app = recorder  # type: ignore[method-assign]
     app_context(app).requests = recorder
-
-    @app.before_request
-    def _start() -> None:
-        recorder.start(request._get_current_object().environ)  # type: ignore[attr-defined]
-
-    @app.after_request
-    def _finish(response: Response) -> Response:
-        req = request._get_current_object()  # type: ignore[attr-defined]
-        view_args = req.view_args or {}
-        response.headers[REQUEST_ID_HEADER] = recorder.finish(
-            req.environ,
-            req.method,
-            req.path,
-            req.url_rule.rule if req.url_rule is not None else "<unmatched>",
-            response.status_code,
-            game_id=view_args.get("game_id"),
-            tournament_id=view_args.get("tournament_id"),
-            move=(req.endpoint or "").endswith("post_move"),
-        )
-        return response
-
-    @app.teardown_request
-    def _reset(_exc: BaseException | None) -> None:
-        recorder.reset(request._get_current_object().environ)  # type: ignore[attr-defined]
 
     def metrics() -> Response:
         """The Prometheus text exposition of every metric."""
