@@ -19,7 +19,7 @@ from typing import Any
 
 from bots import trick_n_trouble_heuristic
 from bots.policy import Memory, Message, Move, budget_s, seeded_rng
-from games.trick_n_trouble.cards import Card, card_table, colour_sums
+from games.trick_n_trouble.cards import Card, card_table, colour_sums, condition
 from games.trick_n_trouble.determinize import playable
 from games.trick_n_trouble.scoring import task_met
 
@@ -45,7 +45,7 @@ def unseen_cards(view: dict[str, Any], seen: set[str], table: dict[str, Card]) -
 def trick_points(tasks: list[dict[str, Any]], cards: list[str], table: dict[str, Card]) -> int:
     """Points of the face-up tasks that a trick of these cards fulfils."""
     sums = colour_sums(cards, table)
-    return sum(task["points"] for task in tasks if task_met(task, sums))
+    return sum(task["points"] for task in tasks if task_met(condition(task), sums))
 
 
 def best_completion(

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
+from itertools import combinations
 from typing import Any
 
 from games.base import FrozenDict
@@ -132,6 +133,30 @@ def colour_sums(cards: list[str], table: dict[str, Card]) -> list[int]:
 # ------------------------------------------------------------------------------------- task cards
 
 
+# A clause of a task's condition as the rules read it: at least `need` of the three colour sums reach
+# their minimum (UNREACHABLE for a colour the clause does not ask about).
+Clause = tuple[tuple[int, int, int], int]
+Condition = tuple[Clause, ...]
+UNREACHABLE = 1 << 30
+SELECTED: dict[str, int] = {"every": 3, "two": 2, "any": 1}
+
+
+def clause_rule(clause: dict[str, Any]) -> Clause:
+    """Ruling 6: a clause naming a colour asks its sum to reach `min`; `every`, `two` and `any`
+    ask three, two or one of the three sums to reach it."""
+    colour, low = clause["colour"], clause["min"]
+    if isinstance(colour, int):
+        lows = [UNREACHABLE, UNREACHABLE, UNREACHABLE]
+        lows[colour] = low
+        return (lows[0], lows[1], lows[2]), 1
+    return (low, low, low), SELECTED[colour]
+
+
+def condition(task: Task) -> Condition:
+    """A task's condition as the rules read it: every clause must hold."""
+    return tuple(clause_rule(clause) for clause in task["condition"])
+
+
 @lru_cache(maxsize=1)
 def _builtin_text() -> str:
     return files(__package__).joinpath("tasks.json").read_text()
@@ -153,10 +178,11 @@ class Edition:
     `cards` maps each card id to its `Card`, `order` to its place in deck order (a hand's sort key),
     `asks` to the colours it asks for as a lead; `follow[asked]` and `allowed[asked]` say whether it
     follows, and whether a seat that can follow may play it, when a lead asks for `asked`.  `tasks`
-    maps each task id to the task (deck order), `level` to its level; `by_level` lists each level's
-    ids.  `play` and `give` are each card's play and pass moves, `switch` each (task, level) switch
-    move (level None: story mode): the shared immutable values that `legal_moves` lists and the
-    action list records.
+    maps each task id to the task (deck order), `conditions` to its `condition`, `level` to its
+    level; `by_level` lists each level's ids.  `play` and `give` are each card's play and pass
+    moves, `switch` each task's switch moves by the piles a replacement may come from
+    (`rules.switch_sources`): the shared immutable values that `legal_moves` lists and the action
+    list records.  `moves` holds every well-formed move of the game by its fields (`move_key`).
     """
 
     cards: dict[str, Card]
@@ -165,15 +191,36 @@ class Edition:
     follow: tuple[dict[str, bool], ...]
     allowed: tuple[dict[str, bool], ...]
     tasks: dict[str, Task]
+    conditions: dict[str, Condition]
     level: dict[str, int]
     by_level: dict[str, list[str]]
     play: dict[str, FrozenDict]
     give: dict[str, FrozenDict]
-    switch: dict[tuple[str, int | None], FrozenDict]
+    switch: dict[str, dict[tuple[int | None, ...], tuple[FrozenDict, ...]]]
+    moves: dict[tuple[Any, ...], FrozenDict]
+
+
+# The moves whose values do not depend on the edition.
+CHOOSE_LEVEL: dict[int, FrozenDict] = {
+    level: FrozenDict({"type": "choose-task-level", "level": level}) for level in (1, 2, 3)
+}
+START_PASSING = FrozenDict({"type": "start-passing"})
+SKIP_PASSING = FrozenDict({"type": "skip-passing"})
+KEEP_TASKS = FrozenDict({"type": "keep-tasks"})
+
+
+def move_key(move: dict[str, Any]) -> tuple[Any, ...]:
+    """What tells a move from every other: its type and its card, task and level (None if absent)."""
+    return move.get("type"), move.get("card"), move.get("task"), move.get("level")
 
 
 def _edition(colours: tuple[str, ...], tasks: list[Task]) -> Edition:
     cards = card_table(colours)
+    play = {card: FrozenDict({"type": "play", "card": card}) for card in cards}
+    give = {card: FrozenDict({"type": "pass-card", "card": card}) for card in cards}
+    switch = {task["id"]: _switches(task["id"]) for task in tasks}
+    every = [*CHOOSE_LEVEL.values(), START_PASSING, SKIP_PASSING, KEEP_TASKS, *play.values(), *give.values()]
+    every += [move for by_sources in switch.values() for moves in by_sources.values() for move in moves]
     return Edition(
         cards=cards,
         order={card_id: card.order for card_id, card in cards.items()},
@@ -184,18 +231,27 @@ def _edition(colours: tuple[str, ...], tasks: list[Task]) -> Edition:
             for asked in ASKS
         ),
         tasks={task["id"]: task for task in tasks},
+        conditions={task["id"]: condition(task) for task in tasks},
         level={task["id"]: task["level"] for task in tasks},
         by_level={level: [task["id"] for task in tasks if task["level"] == int(level)] for level in LEVELS},
-        play={card: FrozenDict({"type": "play", "card": card}) for card in cards},
-        give={card: FrozenDict({"type": "pass-card", "card": card}) for card in cards},
-        switch={
-            (task["id"], level): FrozenDict({"type": "switch-task", "task": task["id"]})
-            if level is None
-            else FrozenDict({"type": "switch-task", "task": task["id"], "level": level})
-            for task in tasks
-            for level in (None, 1, 2, 3)
-        },
+        play=play,
+        give=give,
+        switch=switch,
+        moves={move_key(move): move for move in every},
     )
+
+
+def _switches(task_id: str) -> dict[tuple[int | None, ...], tuple[FrozenDict, ...]]:
+    """A task's switch moves for every set of piles a replacement may come from (None: the story
+    pile), in the order of the levels."""
+    move = {"type": "switch-task", "task": task_id}
+    to_level = {level: FrozenDict({**move, "level": level}) for level in (1, 2, 3)}
+    story = {(None,): (FrozenDict(move),), (): ()}
+    return story | {
+        levels: tuple(to_level[level] for level in levels)
+        for size in (1, 2, 3)
+        for levels in combinations((1, 2, 3), size)
+    }
 
 
 @lru_cache(maxsize=32)
@@ -208,8 +264,22 @@ def _replacement_edition(colours: tuple[str, ...], deck: str) -> Edition:
     return _edition(colours, json.loads(deck))
 
 
+# The options last asked about and their tables: a game asks at every call with the same options.
+_last: tuple[dict[str, Any], Edition] | None = None
+
+
 def edition(options: dict[str, Any]) -> Edition:
     """The tables of a game with these (normalized) options: its colour names and task deck."""
+    global _last
+    last = _last
+    if last is not None and last[0] is options:
+        return last[1]
+    tables = _edition_of(options)
+    _last = (options, tables)
+    return tables
+
+
+def _edition_of(options: dict[str, Any]) -> Edition:
     colours = tuple(options["colours"])
     tasks: list[Task] | None = options["tasks"]
     if tasks is None:

@@ -1,7 +1,8 @@
 """The Trick 'n Trouble state machine: a round is the rulebook's phases in order (`ROUND`), and
-`apply` is an ordered list of named stages, as Battlesnake's rulesets are: the wire move is
-parsed, the `CHECKS` run in order, then the `STAGES` (the decision, its record, the decisions the
-engine takes itself).  `apply_unchecked` runs the `STAGES` alone, for a move `legal_moves` listed.
+`apply` is an ordered list of named stages, as Battlesnake's rulesets are: the `CHECKS` in order
+(a well-formed move, of the seat that decides, among those offered), then the `STAGES` (the
+decision, its record, the decisions the engine takes itself).  `apply_unchecked` runs the
+`STAGES` alone, for a move `legal_moves` listed.
 
 Randomness is used only at setup (deal.py: the seed shuffles the cards and the three task piles;
 story mode stacks the piles, it does not shuffle them); after that the game is deterministic, so
@@ -24,7 +25,7 @@ from typing import Any, cast
 from games.base import Event, GameOver, IllegalMove, InvalidOptions, Move, NotYourTurn, State
 from games.trick_n_trouble.cards import Edition, edition
 from games.trick_n_trouble.deal import check_deal, deal_game
-from games.trick_n_trouble.moves import HAND_DECISIONS, options, parse_move, why_illegal
+from games.trick_n_trouble.moves import HAND_DECISIONS, OPTIONS, parse_move, why_illegal
 from games.trick_n_trouble.options import SEATS, check_seats, is_int, normalize_options
 from games.trick_n_trouble.rules import (
     FACE_UP_TASKS,
@@ -33,6 +34,7 @@ from games.trick_n_trouble.rules import (
     fill_levels,
     pass_card,
     play_card,
+    switch_sources,
     switch_task,
 )
 from games.trick_n_trouble.scoring import POINT_BANDS as POINT_BANDS
@@ -239,36 +241,36 @@ def automatic_move(state: TnTState, tables: Edition) -> Move | None:
     seat's decision, so nobody learns what the hand does not hold.
     """
     seat = state["turn"]
-    if seat is None or state["phase"] in HAND_DECISIONS and len(state["hands"][seat]) != 1:
+    phase = state["phase"]
+    if seat is None or phase == "pass-decision":  # to pass or not: always two options
         return None
-    moves = options(state, seat, tables)
+    if phase in HAND_DECISIONS and len(state["hands"][seat]) != 1:  # a hand of two or more
+        return None
+    if phase == "switch-task" and state["face_up"] and switch_sources(state):  # a switch is possible
+        return None
+    moves = OPTIONS[phase](state, seat, tables)
     return moves[0] if len(moves) == 1 else None
 
 
 # ------------------------------------------------------------------------------------------- apply
 
 
-def game_not_over(state: TnTState, seat: int, move: Move, tables: Edition) -> Move:
-    """No move once the game has ended."""
-    if state["phase"] == "over":
-        raise GameOver("the game is over")
-    return move
-
-
-def seats_turn(state: TnTState, seat: int, move: Move, tables: Edition) -> Move:
-    """Only the seat in turn decides."""
+def seat_decides(state: TnTState, seat: int, move: Move, tables: Edition) -> Move:
+    """No move once the game has ended; only the seat in turn decides."""
     if seat != state["turn"]:
+        if state["phase"] == "over":
+            raise GameOver("the game is over")
         raise NotYourTurn(f"it is seat {state['turn']}'s turn ({state['phase']})")
     return move
 
 
-def legal(state: TnTState, seat: int, move: Move, tables: Edition) -> Move:
+def offered(state: TnTState, seat: int, move: Move, tables: Edition) -> Move:
     """The move must be one the decision offers; it is recorded as the offered value."""
-    offered = options(state, seat, tables)
+    moves = OPTIONS[state["phase"]](state, seat, tables)
     try:
-        return offered[offered.index(move)]
+        return moves[moves.index(move)]
     except ValueError:
-        raise IllegalMove(why_illegal(state, seat, move, offered), details={"legal_moves": offered}) from None
+        raise IllegalMove(why_illegal(state, seat, move, moves), details={"legal_moves": moves}) from None
 
 
 def take_decision(state: TnTState, seat: int, move: Move, tables: Edition, events: list[Event]) -> None:
@@ -286,10 +288,12 @@ def take_automatic_decisions(
 ) -> None:
     """Take every decision whose single option is public (`automatic_move`)."""
     while (auto := automatic_move(state, tables)) is not None:
-        DECISIONS[auto["type"]](state, cast(int, state["turn"]), auto, tables, events, True)
+        turn = state["turn"]
+        assert turn is not None  # an automatic decision is a seat's
+        DECISIONS[auto["type"]](state, turn, auto, tables, events, True)
 
 
-CHECKS: tuple[Callable[[TnTState, int, Move, Edition], Move], ...] = (game_not_over, seats_turn, legal)
+CHECKS: tuple[Callable[[TnTState, int, Move, Edition], Move], ...] = (parse_move, seat_decides, offered)
 STAGES: tuple[Callable[[TnTState, int, Move, Edition, list[Event]], None], ...] = (
     take_decision,
     record_action,
@@ -300,25 +304,24 @@ STAGES: tuple[Callable[[TnTState, int, Move, Edition, list[Event]], None], ...] 
 def apply(state: State, seat: int, move: Move) -> list[Event]:
     """Apply `move` for `seat` in place and return the events; raise on a bad move (in this order:
     MalformedMove, GameOver, NotYourTurn, IllegalMove)."""
-    s = cast(TnTState, state)
+    s: TnTState = state  # type: ignore[assignment]  # the typed view of the same dict, no call
     tables = edition(s["header"]["options"])
-    move = parse_move(seat, move, tables)
     for check in CHECKS:
         move = check(s, seat, move, tables)
-    return _run(s, seat, move, tables)
+    events: list[Event] = []
+    for stage in STAGES:
+        stage(s, seat, move, tables, events)
+    return events
 
 
 def apply_unchecked(state: State, seat: int, move: Move) -> list[Event]:
     """`apply` for a move that `legal_moves` listed for `seat`: no parsing, no checks; the same state
     afterwards, the same events."""
-    s = cast(TnTState, state)
-    return _run(s, seat, move, edition(s["header"]["options"]))
-
-
-def _run(state: TnTState, seat: int, move: Move, tables: Edition) -> list[Event]:
+    s: TnTState = state  # type: ignore[assignment]
+    tables = edition(s["header"]["options"])
     events: list[Event] = []
     for stage in STAGES:
-        stage(state, seat, move, tables, events)
+        stage(s, seat, move, tables, events)
     return events
 
 
@@ -327,10 +330,11 @@ def _run(state: TnTState, seat: int, move: Move, tables: Edition) -> list[Event]
 
 def legal_moves(state: State, seat: int) -> list[Move]:
     """Every move `seat` may make now, exactly as `apply` accepts it; [] if none."""
-    s = cast(TnTState, state)
-    if s["phase"] == "over" or seat != s["turn"]:
+    s: TnTState = state  # type: ignore[assignment]
+    phase = s["phase"]
+    if phase == "over" or seat != s["turn"]:
         return []
-    return options(s, seat, edition(s["header"]["options"]))
+    return OPTIONS[phase](s, seat, edition(s["header"]["options"]))
 
 
 def to_move(state: State) -> list[int]:

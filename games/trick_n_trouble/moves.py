@@ -11,8 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from games.base import FrozenDict, MalformedMove, Move
-from games.trick_n_trouble.cards import Edition
+from games.base import MalformedMove, Move
+from games.trick_n_trouble.cards import (
+    CHOOSE_LEVEL,
+    KEEP_TASKS,
+    SKIP_PASSING,
+    START_PASSING,
+    Edition,
+    move_key,
+)
 from games.trick_n_trouble.options import SEATS, is_int
 from games.trick_n_trouble.rules import fill_levels, playable_cards, switch_sources
 from games.trick_n_trouble.state import TnTState
@@ -26,35 +33,54 @@ MOVE_FIELDS: dict[str, frozenset[str]] = {
     "keep-tasks": frozenset({"type"}),
     "play": frozenset({"type", "card"}),
 }
-CHOOSE_LEVEL: dict[int, FrozenDict] = {
-    level: FrozenDict({"type": "choose-task-level", "level": level}) for level in (1, 2, 3)
+# The field a move must have besides its type (a switch's `level` is optional: story mode has none).
+NEEDS: dict[str, str | None] = {
+    "choose-task-level": "level",
+    "start-passing": None,
+    "skip-passing": None,
+    "pass-card": "card",
+    "switch-task": "task",
+    "keep-tasks": None,
+    "play": "card",
 }
-START_PASSING = FrozenDict({"type": "start-passing"})
-SKIP_PASSING = FrozenDict({"type": "skip-passing"})
-KEEP_TASKS = FrozenDict({"type": "keep-tasks"})
 # The decisions where the seat's own hand is the list of options (pass a card, play a card).
 HAND_DECISIONS = frozenset({"pass-card", "play"})
 
 
-def parse_move(seat: object, move: object, tables: Edition) -> Move:
-    """`move` if it is a well-formed move of this game for a seat 0..2; raises MalformedMove."""
+def parse_move(state: TnTState, seat: object, move: object, tables: Edition) -> Move:
+    """The game's own value equal to `move`, a well-formed move for a seat 0..2 (the edition's
+    `moves` hold every one); raises MalformedMove saying what is wrong."""
+    if is_int(seat) and 0 <= seat < SEATS and isinstance(move, dict):
+        try:
+            known = tables.moves.get(move_key(move))
+        except TypeError:  # a field holds an unhashable value: no move of the game
+            known = None
+        # Equal fields and no others; a level equal to 1..3 must be an integer (True == 1).
+        if known is not None and known == move and ("level" not in move or is_int(move["level"])):
+            return known
+    raise malformed(seat, move, tables)
+
+
+def malformed(seat: object, move: object, tables: Edition) -> MalformedMove:
+    """Why `move` is not a well-formed move for `seat`: the first problem, in a fixed order."""
     if not (is_int(seat) and 0 <= seat < SEATS):
-        raise MalformedMove(f"seat must be 0, 1 or 2, not {seat!r}")
+        return MalformedMove(f"seat must be 0, 1 or 2, not {seat!r}")
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
-        raise MalformedMove("a move is an object with a string 'type'")
+        return MalformedMove("a move is an object with a string 'type'")
     kind = move["type"]
-    if kind not in MOVE_FIELDS:
-        raise MalformedMove(f"unknown move type {kind!r}; known: {sorted(MOVE_FIELDS)}")
-    required = MOVE_FIELDS[kind] - ({"level"} if kind == "switch-task" else set())
-    if not required <= set(move) <= MOVE_FIELDS[kind]:
-        raise MalformedMove(f"a {kind!r} move has the fields {sorted(MOVE_FIELDS[kind])}, got {sorted(move)}")
+    fields = MOVE_FIELDS.get(kind)
+    if fields is None:
+        return MalformedMove(f"unknown move type {kind!r}; known: {sorted(MOVE_FIELDS)}")
+    needed = NEEDS[kind]
+    if not (fields.issuperset(move) and (needed is None or needed in move)):
+        return MalformedMove(f"a {kind!r} move has the fields {sorted(fields)}, got {sorted(move)}")
     if "card" in move and (not isinstance(move["card"], str) or move["card"] not in tables.cards):
-        raise MalformedMove(f"unknown card {move['card']!r}")
+        return MalformedMove(f"unknown card {move['card']!r}")
     if "level" in move and not (is_int(move["level"]) and 1 <= move["level"] <= 3):
-        raise MalformedMove(f"level must be 1, 2 or 3, not {move['level']!r}")
+        return MalformedMove(f"level must be 1, 2 or 3, not {move['level']!r}")
     if "task" in move and (not isinstance(move["task"], str) or move["task"] not in tables.tasks):
-        raise MalformedMove(f"unknown task {move['task']!r}")
-    return move
+        return MalformedMove(f"unknown task {move['task']!r}")
+    raise AssertionError(f"{move!r} passes every check but is not among the game's moves")
 
 
 def _choose_level(state: TnTState, seat: int, tables: Edition) -> list[Move]:
@@ -71,8 +97,10 @@ def _pass_card(state: TnTState, seat: int, tables: Edition) -> list[Move]:
 
 def _switch_or_keep(state: TnTState, seat: int, tables: Edition) -> list[Move]:
     sources = switch_sources(state)
-    switch = tables.switch
-    return [KEEP_TASKS, *(switch[task_id, level] for task_id in state["face_up"] for level in sources)]
+    moves: list[Move] = [KEEP_TASKS]
+    for task_id in state["face_up"]:
+        moves += tables.switch[task_id][sources]
+    return moves
 
 
 def _play(state: TnTState, seat: int, tables: Edition) -> list[Move]:
@@ -83,7 +111,7 @@ def _none(state: TnTState, seat: int, tables: Edition) -> list[Move]:
     return []
 
 
-# What each decision offers, by the phase that waits for it.
+# What the decision the game waits for offers the seat in turn, by the phase that waits for it.
 OPTIONS: dict[str, Callable[[TnTState, int, Edition], list[Move]]] = {
     "choose-task-level": _choose_level,
     "pass-decision": _pass_decision,
@@ -92,11 +120,6 @@ OPTIONS: dict[str, Callable[[TnTState, int, Edition], list[Move]]] = {
     "play": _play,
     "over": _none,
 }
-
-
-def options(state: TnTState, seat: int, tables: Edition) -> list[Move]:
-    """The moves of the decision the game waits for, offered to `seat`, the one in turn."""
-    return OPTIONS[state["phase"]](state, seat, tables)
 
 
 def why_illegal(state: TnTState, seat: int, move: dict[str, Any], legal: list[Move]) -> str:

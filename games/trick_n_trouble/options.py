@@ -149,11 +149,12 @@ def normalize_options(options: dict[str, Any] | None) -> dict[str, Any]:
     if options is not None and not isinstance(options, dict):
         raise InvalidOptions("options must be an object")
     merged = default_options()
-    given = options or {}
-    unknown = set(given) - OPTION_KEYS
+    if not options:  # the defaults are valid as they are
+        return merged
+    unknown = set(options) - OPTION_KEYS
     if unknown:
         raise InvalidOptions(f"unknown options {sorted(unknown)}; known: {sorted(OPTION_KEYS)}")
-    merged.update(given)
+    merged.update(options)
     for flag in ("expert", "story"):
         if not isinstance(merged[flag], bool):
             raise InvalidOptions(f"{flag} must be true or false")

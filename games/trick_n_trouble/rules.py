@@ -22,7 +22,7 @@ def fill_levels(state: TnTState) -> list[int]:
     return [int(level) for level in LEVELS if piles[level]]
 
 
-def switch_sources(state: TnTState) -> list[int | None]:
+def switch_sources(state: TnTState) -> tuple[int | None, ...]:
     """Ruling (switching to an empty pile): the piles a switch may draw its replacement from.
 
     The replacement must be a new task, never the one just switched, so a pile counts as it is
@@ -32,8 +32,9 @@ def switch_sources(state: TnTState) -> list[int | None]:
     """
     story = state["story"]
     if story is not None:
-        return [None] if story else []
-    return [int(level) for level in LEVELS if state["piles"][level]]
+        return (None,) if story else ()
+    piles = state["piles"]
+    return tuple(int(level) for level in LEVELS if piles[level])
 
 
 def playable_cards(state: TnTState, seat: int, tables: Edition) -> list[str]:

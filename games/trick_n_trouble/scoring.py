@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import Event
-from games.trick_n_trouble.cards import Card, Edition, Task, asked_colours, colour_sums
+from games.trick_n_trouble.cards import Card, Condition, Edition, asked_colours, colour_sums
 from games.trick_n_trouble.options import SEATS
 from games.trick_n_trouble.state import PlayedCard, TnTState
 
@@ -28,8 +28,6 @@ STORY_BANDS: tuple[tuple[int, str], ...] = (
     (10, "There may still be hope - do better next time!"),
     (0, "A good effort but the World is lost now!"),
 )
-# How many colours a selector needs at the minimum (a colour index needs its own).
-SELECTED: dict[str, int] = {"every": 3, "two": 2, "any": 1}
 
 
 def qualifies(card: Card, asked: int) -> bool:
@@ -49,25 +47,20 @@ def trick_winner(trick: list[PlayedCard], table: dict[str, Card]) -> int:
     return best["seat"]
 
 
-def clause_met(clause: dict[str, Any], sums: list[int]) -> bool:
-    """Whether the per-colour sums satisfy one clause: the selected sum(s) reach `min`."""
-    colour: int | str = clause["colour"]
-    low: int = clause["min"]
-    if isinstance(colour, int):
-        return sums[colour] >= low
-    reached = (sums[0] >= low) + (sums[1] >= low) + (sums[2] >= low)
-    return reached >= SELECTED[colour]
+def task_met(condition: Condition, sums: list[int]) -> bool:
+    """Ruling 6 (over-fulfilling counts): a trick with these per-colour sums fulfils a task when every
+    clause of its `condition` holds, enough of the sums reaching their minimums; if sums fulfil a
+    task, so does every componentwise larger vector."""
+    first, second, third = sums
+    for (low1, low2, low3), need in condition:
+        if (first >= low1) + (second >= low2) + (third >= low3) < need:
+            return False
+    return True
 
 
-def task_met(task: Task, sums: list[int]) -> bool:
-    """Ruling 6 (over-fulfilling counts): whether a trick with these per-colour sums fulfils the
-    task -- every clause holds; if sums fulfil a task, so does every componentwise larger vector."""
-    return all(clause_met(clause, sums) for clause in task["condition"])
-
-
-def fulfilled_tasks(face_up: list[str], sums: list[int], tasks: dict[str, Task]) -> list[str]:
+def fulfilled_tasks(face_up: list[str], sums: list[int], conditions: dict[str, Condition]) -> list[str]:
     """Ruling 6: every face-up task the trick's sums meet (sums serve several tasks)."""
-    return [task_id for task_id in face_up if task_met(tasks[task_id], sums)]
+    return [task_id for task_id in face_up if task_met(conditions[task_id], sums)]
 
 
 def score_trick(state: TnTState, tables: Edition, events: list[Event]) -> None:
@@ -77,7 +70,7 @@ def score_trick(state: TnTState, tables: Edition, events: list[Event]) -> None:
     cards = [played["card"] for played in trick]
     sums = colour_sums(cards, tables.cards)
     winner = trick_winner(trick, tables.cards)
-    done = fulfilled_tasks(state["face_up"], sums, tables.tasks)
+    done = fulfilled_tasks(state["face_up"], sums, tables.conditions)
     points = 0
     for task_id in done:
         points += tables.tasks[task_id]["points"]

@@ -2,14 +2,15 @@
 
 The state is its own JSON form (games/base.py): a dict of JSON values, stored by the API as it is
 and read back equal. `TnTState` names and types its keys; `new_state` is the only place that
-writes the whole dict, for a new game, a state rebuilt from a view (determinize) and a clone.
+writes the whole dict, for a new game and a state rebuilt from a view (determinize); `clone`
+copies one.
 Cards are card ids and tasks task ids, in lists kept in the order the rules give them: hands in
 deck order, piles top first, the face-up tasks in the order they were turned up.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypedDict, cast
+from typing import Any, TypedDict
 
 from games.base import State
 from games.trick_n_trouble.options import SEATS
@@ -126,28 +127,13 @@ def clone(state: State) -> State:
     """An independent copy for search: every list the engine changes is copied; what it never
     changes once written (the header, played cards, past tricks, fulfilled tasks, actions, the
     result) is shared."""
-    s = cast(TnTState, state)
-    story = s["story"]
-    copy = new_state(
-        s["header"],
-        lead=s["lead"],
-        hands=[list(hand) for hand in s["hands"]],
-        draw=list(s["draw"]),
-        piles={level: list(pile) for level, pile in s["piles"].items()},
-        story=None if story is None else list(story),
-        face_up=list(s["face_up"]),
-        phase=s["phase"],
-        turn=s["turn"],
-        round=s["round"],
-        passing=s["passing"],
-        passed=list(s["passed"]),
-        received=list(s["received"]),
-        trick=list(s["trick"]),
-        tricks=list(s["tricks"]),
-        discard=list(s["discard"]),
-        fulfilled=list(s["fulfilled"]),
-        points=s["points"],
-        result=s["result"],
-        actions=list(s["actions"]),
-    )
-    return cast(State, copy)
+    copy = state.copy()
+    copy["actions"] = state["actions"][:]
+    copy["hands"] = [hand[:] for hand in state["hands"]]
+    copy["draw"] = state["draw"][:]
+    copy["piles"] = {level: pile[:] for level, pile in state["piles"].items()}
+    if state["story"] is not None:
+        copy["story"] = state["story"][:]
+    for key in ("face_up", "passed", "received", "trick", "tricks", "discard", "fulfilled"):
+        copy[key] = state[key][:]
+    return copy
