@@ -238,7 +238,8 @@ def test_killing_a_workers_process_group_also_stops_its_work_horse(
         ids = [
             submit_faulty(ctx.bots, s, f"slowpoke{i}-{ctx.store.prefix[8:20]}") for i, s in enumerate(servers)
         ]
-        worker = workers.start(name=f"grouped-{ctx.queue_name}")
+        # No scheduler: the worker's only children are then its work-horses.
+        worker = workers.start(scheduler=False, name=f"grouped-{ctx.queue_name}")
         create_tournament(ctx, "tricky-teams", 3, ids, deals=1, deadline_ms=1000, time_bank_ms=1000, seed=5)
         horses: list[int] = []
 
