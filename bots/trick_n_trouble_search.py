@@ -2,11 +2,13 @@
 
 At a play the bot samples the cards it cannot see (the other hands and the draw pile) from
 every card not in its hand, the discard pile, the trick or -- in expert mode, where played tricks
-vanish from the view -- its own memory of the tricks it saw. For each sample it scores each of its
-cards by the best points the rest of the trick can then reach (the partners are cooperative:
-the last player sees the trick and completes what it can, so the best follow is assumed) minus
-a small cost for spending strong cards, and plays the best average. The level, passing and
-switching decisions use the heuristic. The lookahead is one trick: the points of a trick depend
+vanish from the view -- its own memory of the tricks it saw, and builds the game that sample makes
+(`determinize.state_from_view`). For each sample it plays each of its cards on a copy of that game
+(`GAME.clone`, `GAME.apply_unchecked`) and follows it with the best the rest of the trick can do
+(the partners are cooperative: the last player sees the trick and completes what it can, so the
+best follow is assumed): the points the trick scores, minus a small cost for every card spent
+(strong cards are worth keeping for later tasks). It plays the best average. The level, passing
+and switching decisions use the heuristic. The lookahead is one trick: the points of a trick depend
 on its three cards only, and the next hands are refilled from a shuffled pile.
 """
 
@@ -19,9 +21,10 @@ from typing import Any
 
 from bots import trick_n_trouble_heuristic
 from bots.policy import Memory, Message, Move, budget_s, seeded_rng
-from games.trick_n_trouble.cards import Card, card_table, colour_sums, condition
-from games.trick_n_trouble.determinize import playable
-from games.trick_n_trouble.scoring import task_met
+from games.base import State
+from games.trick_n_trouble import GAME
+from games.trick_n_trouble.cards import LEVELS, Card, card_table
+from games.trick_n_trouble.determinize import state_from_view, unknown_tasks
 
 SEATS = 3
 # Cost per rank of spending a card: strong cards are worth keeping for later tasks.
@@ -42,26 +45,36 @@ def unseen_cards(view: dict[str, Any], seen: set[str], table: dict[str, Card]) -
     return [card for card in table if card not in known]
 
 
-def trick_points(tasks: list[dict[str, Any]], cards: list[str], table: dict[str, Card]) -> int:
-    """Points of the face-up tasks that a trick of these cards fulfils."""
-    sums = colour_sums(cards, table)
-    return sum(task["points"] for task in tasks if task_met(condition(task), sums))
+def sample_state(view: dict[str, Any], pool: list[str], rng: random.Random) -> State:
+    """A game consistent with the view: the other hands and the draw pile dealt at random from `pool`."""
+    me = view["seat"]
+    cards = list(pool)
+    rng.shuffle(cards)
+    hands, start = [], 0
+    for seat, size in enumerate(view["hand_sizes"]):
+        if seat == me:
+            hands.append(list(view["hand"]))
+        else:
+            hands.append(cards[start : start + size])
+            start += size
+    piles = unknown_tasks(view) or ({"story": []} if view["options"]["story"] else dict.fromkeys(LEVELS, []))
+    return state_from_view(view, hands, cards[start:], {key: list(pile) for key, pile in piles.items()})
 
 
-def best_completion(
-    tasks: list[dict[str, Any]],
-    trick: list[str],
-    hands: list[list[str]],
-    colours: tuple[str, ...],
-    table: dict[str, Card],
-) -> float:
-    """The most points the players still to play (with `hands`, in order) can reach, minus the waste."""
-    if not hands:
-        return float(trick_points(tasks, trick, table))
+def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> float:
+    """The best the players after the viewing seat can make of the trick in `state`: the points it
+    scores, less the waste of the cards they spend (automatic last cards included)."""
+    if state["round"] != view["round"] or GAME.is_over(state):  # the trick is scored
+        followers = state["tricks"][-1][len(view["trick"]) + 1 :]
+        spent = sum(table[played["card"]].value for played in followers)
+        scored: int = state["points"] - view["points"]
+        return scored - WASTE_PER_RANK * spent
+    seat = GAME.to_move(state)[0]
     best = float("-inf")
-    for card in playable(hands[0], trick, colours):
-        value = best_completion(tasks, trick + [card], hands[1:], colours, table)
-        best = max(best, value - WASTE_PER_RANK * table[card].value)
+    for move in GAME.legal_moves(state, seat):
+        copy = GAME.clone(state)
+        GAME.apply_unchecked(copy, seat, move)
+        best = max(best, completion(copy, view, table))
     return best
 
 
@@ -80,35 +93,22 @@ class TrickNTroubleSearch:
         rng = seeded_rng(message, "search")
         if len(legal) == 1 or legal[0]["type"] != "play":
             return trick_n_trouble_heuristic.choose(view, legal, rng)
-        colours = tuple(view["options"]["colours"])
-        table = card_table(colours)
+        table = card_table(tuple(view["options"]["colours"]))
         pool = unseen_cards(view, seen, table)
         me = view["seat"]
-        trick = [played["card"] for played in view["trick"]]
-        followers = [(me + i) % SEATS for i in range(1, SEATS - len(trick))]
-        sizes = view["hand_sizes"]
+        followers = SEATS - 1 - len(view["trick"])
         totals = [0.0] * len(legal)
         stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
         done = 0
         while done < self.samples and (done == 0 or time.monotonic() < stop):
-            hands = sample_hands(pool, [sizes[s] for s in followers], rng)
+            state = sample_state(view, pool, rng)
             for i, move in enumerate(legal):
-                card = move["card"]
-                value = best_completion(view["tasks"], trick + [card], hands, colours, table)
-                totals[i] += value - WASTE_PER_RANK * table[card].value
+                copy = GAME.clone(state)
+                GAME.apply_unchecked(copy, me, move)
+                totals[i] += completion(copy, view, table) - WASTE_PER_RANK * table[move["card"]].value
             done += 1
             if not followers:
                 break  # the last player sees everything: one evaluation is exact
         best = max(range(len(legal)), key=lambda i: (totals[i], -table[legal[i]["card"]].value, rng.random()))
         chosen: Move = legal[best]
         return chosen
-
-
-def sample_hands(pool: list[str], sizes: list[int], rng: random.Random) -> list[list[str]]:
-    """Random hands of the given sizes from the pool (what is left over is the draw pile)."""
-    cards = rng.sample(pool, min(len(pool), sum(sizes)))
-    out, start = [], 0
-    for size in sizes:
-        out.append(cards[start : start + size])
-        start += size
-    return out

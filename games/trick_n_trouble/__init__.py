@@ -46,6 +46,7 @@ class TrickNTrouble:
     apply_unchecked = staticmethod(engine.apply_unchecked)
 
 
-GAME: Game = TrickNTrouble()
+GAME = TrickNTrouble()
+_PROTOCOL: Game = GAME  # the game object is a games.base.Game
 
 __all__ = ["GAME", "TrickNTrouble"]

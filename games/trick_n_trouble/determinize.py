@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import cast
 
 from games.base import State, View
-from games.trick_n_trouble.cards import LEVELS, builtin_deck, edition
+from games.trick_n_trouble.cards import LEVELS, builtin_deck
 from games.trick_n_trouble.options import SEATS, normalize_options
-from games.trick_n_trouble.rules import playable_cards
-from games.trick_n_trouble.state import TnTState, new_state
+from games.trick_n_trouble.state import new_state
 
 
 def unknown_tasks(view: View) -> dict[str, list[str]] | None:
@@ -63,13 +62,3 @@ def state_from_view(
         points=view["points"],
     )
     return cast(State, state)
-
-
-def playable(hand: list[str], trick: list[str], colours: tuple[str, ...]) -> list[str]:
-    """The cards of `hand` the engine allows on a trick of `trick` (follow rules, ruling 4)."""
-    state = {
-        "hands": [hand],
-        "trick": [{"seat": i, "card": card} for i, card in enumerate(trick)],
-    }
-    tables = edition({"colours": list(colours), "tasks": None})
-    return playable_cards(cast(TnTState, state), 0, tables)
