@@ -176,11 +176,11 @@ class Edition:
     """The tables of one game's decks: its card ids (colour names) and its task deck.
 
     `cards` maps each card id to its `Card`, `order` to its place in deck order (a hand's sort key),
-    `asks` to the colours it asks for as a lead; `follow[asked]` and `allowed[asked]` say whether it
-    follows, and whether a seat that can follow may play it, when a lead asks for `asked`.  `tasks`
+    `asks` to the colours it asks for as a lead; `follow[asked]` and `allowed[asked]` are the cards
+    that follow, and that a seat able to follow may play, when a lead asks for `asked`.  `tasks`
     maps each task id to the task (deck order), `conditions` to its `condition`, `level` to its
     level; `by_level` lists each level's ids.  `play` and `give` are each card's play and pass
-    moves, `switch` each task's switch moves by the piles a replacement may come from
+    moves, `switch[sources]` each task's switch moves when a replacement may come from `sources`
     (`rules.switch_sources`): the shared immutable values that `legal_moves` lists and the action
     list records.  `moves` holds every well-formed move of the game by its fields (`move_key`).
     """
@@ -188,15 +188,15 @@ class Edition:
     cards: dict[str, Card]
     order: dict[str, int]
     asks: dict[str, int]
-    follow: tuple[dict[str, bool], ...]
-    allowed: tuple[dict[str, bool], ...]
+    follow: tuple[frozenset[str], ...]
+    allowed: tuple[frozenset[str], ...]
     tasks: dict[str, Task]
     conditions: dict[str, Condition]
     level: dict[str, int]
     by_level: dict[str, list[str]]
     play: dict[str, FrozenDict]
     give: dict[str, FrozenDict]
-    switch: dict[str, dict[tuple[int | None, ...], tuple[FrozenDict, ...]]]
+    switch: dict[tuple[int | None, ...], dict[str, tuple[FrozenDict, ...]]]
     moves: dict[tuple[Any, ...], FrozenDict]
 
 
@@ -218,16 +218,19 @@ def _edition(colours: tuple[str, ...], tasks: list[Task]) -> Edition:
     cards = card_table(colours)
     play = {card: FrozenDict({"type": "play", "card": card}) for card in cards}
     give = {card: FrozenDict({"type": "pass-card", "card": card}) for card in cards}
-    switch = {task["id"]: _switches(task["id"]) for task in tasks}
+    by_task = {task["id"]: _switches(task["id"]) for task in tasks}
+    switch = {sources: {task_id: moves[sources] for task_id, moves in by_task.items()} for sources in SOURCES}
     every = [*CHOOSE_LEVEL.values(), START_PASSING, SKIP_PASSING, KEEP_TASKS, *play.values(), *give.values()]
-    every += [move for by_sources in switch.values() for moves in by_sources.values() for move in moves]
+    every += [move for by_sources in by_task.values() for moves in by_sources.values() for move in moves]
     return Edition(
         cards=cards,
         order={card_id: card.order for card_id, card in cards.items()},
         asks={card_id: asked_colours(card) for card_id, card in cards.items()},
-        follow=tuple({card_id: follows(card, asked) for card_id, card in cards.items()} for asked in ASKS),
+        follow=tuple(
+            frozenset(card_id for card_id, card in cards.items() if follows(card, asked)) for asked in ASKS
+        ),
         allowed=tuple(
-            {card_id: allowed_when_following(card, asked) for card_id, card in cards.items()}
+            frozenset(card_id for card_id, card in cards.items() if allowed_when_following(card, asked))
             for asked in ASKS
         ),
         tasks={task["id"]: task for task in tasks},
@@ -241,17 +244,19 @@ def _edition(colours: tuple[str, ...], tasks: list[Task]) -> Edition:
     )
 
 
+# Every set of piles a switch's replacement may come from: levels in order, or (None,) the story pile.
+SOURCES: tuple[tuple[int | None, ...], ...] = (
+    (),
+    (None,),
+    *(levels for size in (1, 2, 3) for levels in combinations((1, 2, 3), size)),
+)
+
+
 def _switches(task_id: str) -> dict[tuple[int | None, ...], tuple[FrozenDict, ...]]:
-    """A task's switch moves for every set of piles a replacement may come from (None: the story
-    pile), in the order of the levels."""
+    """A task's switch moves for every set of piles a replacement may come from (`SOURCES`)."""
     move = {"type": "switch-task", "task": task_id}
-    to_level = {level: FrozenDict({**move, "level": level}) for level in (1, 2, 3)}
-    story = {(None,): (FrozenDict(move),), (): ()}
-    return story | {
-        levels: tuple(to_level[level] for level in levels)
-        for size in (1, 2, 3)
-        for levels in combinations((1, 2, 3), size)
-    }
+    to_pile = {None: FrozenDict(move)} | {level: FrozenDict({**move, "level": level}) for level in (1, 2, 3)}
+    return {sources: tuple(to_pile[pile] for pile in sources) for sources in SOURCES}
 
 
 @lru_cache(maxsize=32)

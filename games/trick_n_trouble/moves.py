@@ -9,6 +9,7 @@ seat sent.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from games.base import MalformedMove, Move
@@ -84,7 +85,7 @@ def malformed(seat: object, move: object, tables: Edition) -> MalformedMove:
 
 
 def _choose_level(state: TnTState, seat: int, tables: Edition) -> list[Move]:
-    return [CHOOSE_LEVEL[level] for level in fill_levels(state)]
+    return list(map(CHOOSE_LEVEL.__getitem__, fill_levels(state)))
 
 
 def _pass_decision(state: TnTState, seat: int, tables: Edition) -> list[Move]:
@@ -96,11 +97,8 @@ def _pass_card(state: TnTState, seat: int, tables: Edition) -> list[Move]:
 
 
 def _switch_or_keep(state: TnTState, seat: int, tables: Edition) -> list[Move]:
-    sources = switch_sources(state)
-    moves: list[Move] = [KEEP_TASKS]
-    for task_id in state["face_up"]:
-        moves += tables.switch[task_id][sources]
-    return moves
+    switches = tables.switch[switch_sources(state)]
+    return [KEEP_TASKS, *chain.from_iterable(map(switches.__getitem__, state["face_up"]))]
 
 
 def _play(state: TnTState, seat: int, tables: Edition) -> list[Move]:

@@ -7,8 +7,10 @@ automatic decisions all ask the same ones.
 
 from __future__ import annotations
 
+from itertools import product
+
 from games.base import Event
-from games.trick_n_trouble.cards import LEVELS, Edition
+from games.trick_n_trouble.cards import Edition
 from games.trick_n_trouble.options import SEATS
 from games.trick_n_trouble.state import TnTState
 
@@ -16,10 +18,17 @@ FACE_UP_TASKS = 5
 HAND_SIZE = 5
 
 
-def fill_levels(state: TnTState) -> list[int]:
+# The levels 1..3 whose piles hold a task, by which of the piles are empty.
+LEVELS_LEFT: dict[tuple[bool, bool, bool], tuple[int, ...]] = {
+    empty: tuple(level for level, none_left in zip((1, 2, 3), empty, strict=True) if not none_left)
+    for empty in product((False, True), (False, True), (False, True))
+}
+
+
+def fill_levels(state: TnTState) -> tuple[int, ...]:
     """Ruling 2: the lead player may choose any level whose pile is not empty."""
     piles = state["piles"]
-    return [int(level) for level in LEVELS if piles[level]]
+    return LEVELS_LEFT[not piles["1"], not piles["2"], not piles["3"]]
 
 
 def switch_sources(state: TnTState) -> tuple[int | None, ...]:
@@ -27,14 +36,14 @@ def switch_sources(state: TnTState) -> tuple[int | None, ...]:
 
     The replacement must be a new task, never the one just switched, so a pile counts as it is
     *before* the switched task goes under it: a level is offered only if its pile holds a task
-    then (its top is drawn, never the task put at the bottom).  Story mode: the single pile
-    (None) while it holds a task.  With no pile to draw from, no switch is offered at all.
+    then, as in `fill_levels` (its top is drawn, never the task put at the bottom).  Story mode:
+    the single pile (None) while it holds a task.  With no pile to draw from, no switch is
+    offered at all.
     """
     story = state["story"]
     if story is not None:
         return (None,) if story else ()
-    piles = state["piles"]
-    return tuple(int(level) for level in LEVELS if piles[level])
+    return fill_levels(state)
 
 
 def playable_cards(state: TnTState, seat: int, tables: Edition) -> list[str]:
@@ -44,8 +53,8 @@ def playable_cards(state: TnTState, seat: int, tables: Edition) -> list[str]:
     trick = state["trick"]
     if trick:
         asked = tables.asks[trick[0]["card"]]
-        if any(map(tables.follow[asked].__getitem__, hand)):
-            return list(filter(tables.allowed[asked].__getitem__, hand))
+        if not tables.follow[asked].isdisjoint(hand):
+            return list(filter(tables.allowed[asked].__contains__, hand))
     return list(hand)
 
 

@@ -6,6 +6,7 @@ any colour fulfils every task a smaller one fulfils.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from games.base import Event
@@ -13,6 +14,7 @@ from games.trick_n_trouble.cards import Card, Condition, Edition, asked_colours,
 from games.trick_n_trouble.options import SEATS
 from games.trick_n_trouble.state import PlayedCard, TnTState
 
+CARD = itemgetter("card")
 POINT_BANDS: tuple[tuple[int, str], ...] = (
     (50, "The world can live in peace. You made it."),
     (40, "Huzzah! You did it! But has the Doc gone forever?"),
@@ -67,7 +69,7 @@ def score_trick(state: TnTState, tables: Edition, events: list[Event]) -> None:
     """Phase 6: the fulfilled tasks go to the score pile, the trick to the discard pile, and its
     winner leads the next round."""
     trick = state["trick"]
-    cards = [played["card"] for played in trick]
+    cards = list(map(CARD, trick))
     sums = colour_sums(cards, tables.cards)
     winner = trick_winner(trick, tables.cards)
     done = fulfilled_tasks(state["face_up"], sums, tables.conditions)
