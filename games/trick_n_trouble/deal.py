@@ -15,9 +15,9 @@ from typing import Any
 from games.base import InvalidDeal
 from games.trick_n_trouble.cards import LEVELS, SETUP_FACE_UP, Card, edition
 from games.trick_n_trouble.options import SEATS
+from games.trick_n_trouble.rules import HAND_SIZE
 from games.trick_n_trouble.state import Header, TnTState, new_state
 
-HAND_SIZE = 5
 DEAL_KEYS = {"hands", "draw", "tasks"}
 
 

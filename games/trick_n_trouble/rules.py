@@ -14,6 +14,7 @@ from games.trick_n_trouble.cards import Edition
 from games.trick_n_trouble.options import SEATS
 from games.trick_n_trouble.state import TnTState
 
+# Phase 1 fills the face-up tasks up to five, phase 2 the hands up to five cards (the deal's size).
 FACE_UP_TASKS = 5
 HAND_SIZE = 5
 
