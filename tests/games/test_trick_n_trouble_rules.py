@@ -699,6 +699,20 @@ def test_malformed_moves_are_rejected_as_malformed(move: object) -> None:
     assert state["actions"] == []
 
 
+def test_listed_moves_are_shared_immutable_values_and_recorded_as_such() -> None:
+    """Moves: `legal_moves` lists the game's own immutable move values (a fresh list each time); a
+    plain dict equal to one is accepted and the action list records the listed value."""
+    state = GAME.new_game(3, seed=7)
+    seat = GAME.to_move(state)[0]
+    first, second = GAME.legal_moves(state, seat), GAME.legal_moves(state, seat)
+    assert first == second and first is not second
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    with pytest.raises(TypeError, match="immutable"):
+        first[0]["type"] = "play"
+    GAME.apply(state, seat, dict(first[1]))
+    assert state["actions"][-1]["move"] is first[1]
+
+
 def test_a_bad_seat_is_malformed_and_a_wrong_seat_is_not_your_turn() -> None:
     """Errors: seat outside 0..2 is malformed; a real seat that has no decision gets not-your-turn."""
     state = GAME.new_game(3)
