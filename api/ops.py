@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -47,6 +48,13 @@ if TYPE_CHECKING:
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_ID_HEADER = "X-Request-ID"
 REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
+# The caller's X-Request-ID is kept (logged, echoed) only when it is 1-64 characters of letters,
+# digits, '.', '_' and '-', and, from 32 characters on, hexadecimal (a UUID, with or without its
+# dashes). Every secret the platform issues (seat tokens, owner keys, signing secrets) is 32 or
+# more characters of base64url (`secrets.token_urlsafe`), so a secret sent there by mistake is
+# replaced by a fresh id and never reaches a log line (a random 32-character token is all hex with
+# odds below 1e-14).
+SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,31}|[0-9A-Fa-f-]{32,64}")
 
 
 log = logging.getLogger("trickarena.access")
@@ -201,9 +209,9 @@ class RequestRecorder:
         """Give the request its id (the caller's X-Request-ID if sane) and start its clock and log context."""
         # HTTP drops optional whitespace around a header value; not every server has done so.
         incoming = environ.get(REQUEST_ID_ENVIRON, "").strip(" \t")
-        # Accept a caller's id only if it is short and printable: it ends up in every log line.
+        # A caller's id ends up in every log line: only a safe one is kept (`SAFE_REQUEST_ID`).
         # A fresh one is 128 random bits as 32 hex digits (what uuid4().hex gave, for less work).
-        rid = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else os.urandom(16).hex()
+        rid = incoming if SAFE_REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
         environ["trickarena.request_id"] = rid
         environ["trickarena.started"] = time.perf_counter()
         environ["trickarena.log_token"] = LOG_CONTEXT.set({"request_id": rid})

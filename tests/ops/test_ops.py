@@ -10,6 +10,7 @@ import io
 import json
 import logging
 import os
+import string
 import subprocess
 import sys
 import time
@@ -157,10 +158,20 @@ def test_access_logs_are_json_with_the_request_id_echoed_and_the_game_id(
 
 @pytest.mark.parametrize(
     "incoming, kept",
-    [("abc-123", True), ("x" * 64, True), ("x" * 65, False), ("bad\nid", False), ("", False)],
+    [
+        ("abc-123", True),
+        ("a" * 64, True),  # 64 hex digits
+        (str(uuid.UUID(int=7)), True),
+        ("x" * 31, True),
+        ("x" * 32, False),  # 32 or more characters must be hex: every issued secret is longer
+        ("a" * 65, False),
+        ("bad\nid", False),
+        ("bad id", False),
+        ("", False),
+    ],
 )
-def test_only_short_printable_request_ids_are_trusted(served: Served, incoming: str, kept: bool) -> None:
-    """Rule: a caller's request id goes into every log line, so only a short printable one is kept."""
+def test_only_short_safe_request_ids_are_trusted(served: Served, incoming: str, kept: bool) -> None:
+    """Rule: a caller's request id goes into every log line, so only a short safe one is kept."""
     headers = {"X-Request-ID": incoming} if "\n" not in incoming else {}
     answer = requests.get(f"{served.base}/game-types", headers=headers, timeout=10)
     assert (answer.headers["X-Request-ID"] == incoming) is (kept and "\n" not in incoming)
@@ -268,14 +279,21 @@ def plain_app(redis_url: str) -> Any:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(incoming=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=255), max_size=80))
-def test_the_request_id_is_the_callers_only_when_short_and_printable(plain_app: Any, incoming: str) -> None:
-    """Property: the echoed id is the caller's iff 1..64 printable characters, else a fresh 32-hex one."""
+@given(
+    incoming=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=255), max_size=80)
+    | st.from_regex(r"[A-Za-z0-9._-]{1,70}", fullmatch=True)
+)
+def test_the_request_id_is_the_callers_only_when_short_and_safe(plain_app: Any, incoming: str) -> None:
+    """Property: the echoed id is the caller's iff 1..31 characters of [A-Za-z0-9._-] or 32..64 of
+    [0-9A-Fa-f-], else a fresh 32-hex one."""
     answer = plain_app.test_client().get("/game-types", headers={"X-Request-ID": incoming})
     echoed = answer.headers["X-Request-ID"]
     # WSGI carries headers as latin-1 and strips surrounding spaces; compare what the server saw.
     seen = incoming.strip(" \t")  # HTTP drops optional whitespace (space, tab) around a value
-    if 0 < len(seen) <= 64 and seen.isprintable():
+    safe = set(string.ascii_letters + string.digits + "._-")
+    if (0 < len(seen) < 32 and set(seen) <= safe) or (
+        32 <= len(seen) <= 64 and set(seen) <= set(string.hexdigits + "-")
+    ):
         assert echoed == seen
     else:
         assert len(echoed) == 32 and all(c in "0123456789abcdef" for c in echoed)
