@@ -15,7 +15,7 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from api import bots_api, context, games_api, ops, tournaments_api, web
+from api import bots_api, bounds, context, games_api, ops, tournaments_api, web
 from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
@@ -87,6 +87,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.url_map.converters["game_id"] = GameIdConverter
 
     context.install(app, context.build_context(app.config))
+    bounds.init_app(app)  # every body checked (depth, 64-bit numbers, unbounded options) before any view
 
     api = TrickArenaApi(app)
     api.register_converter(GameIdConverter, lambda _converter: {"type": "string", "pattern": GAME_ID_PATTERN})
