@@ -76,6 +76,8 @@ def _match_settings(body: dict[str, Any]) -> dict[str, Any]:
         "time_bank_ms": body["time_bank_ms"],
         "options": body["options"] or None,
         "max_tables": body["max_tables"],
+        "appearances": body["appearances"],
+        "max_matches": body["max_matches"],
     }
 
 
@@ -102,7 +104,27 @@ class _MatchSettings(Schema):
     max_tables = fields.Integer(
         load_default=60,
         validate=validate.Range(min=1, max=1000),
-        metadata={"description": "Past this many tables a balanced subset is played (see docs/harness.md)."},
+        metadata={
+            "description": "Round robin: past this many tables a pair-covering balanced subset of "
+            "exactly this many is played; `coverage` tells whether every pair of entrants met "
+            "(docs/harness.md, Scheduling)."
+        },
+    )
+    appearances = fields.Integer(
+        load_default=1,
+        validate=validate.Range(min=1, max=100),
+        metadata={
+            "description": "Rating pairing: tables each entrant plays (raised to the least value at "
+            "which the field fills whole tables, so that every entrant plays equally often)."
+        },
+    )
+    max_matches = fields.Integer(
+        load_default=ops.MAX_MATCHES,
+        validate=validate.Range(min=1, max=ops.MAX_MATCHES),
+        metadata={
+            "description": "Match budget. A tournament over it is refused (422 schedule_too_large); "
+            "a league round is thinned to fit it (fewer tables, or fewer appearances)."
+        },
     )
 
 
@@ -148,6 +170,15 @@ class CreateTournamentSchema(_MatchSettings):
         validate=validate.Range(min=0, max=1000),
         metadata={"description": "A bot with more faults than this in a match is not rated for that match."},
     )
+    pairing = fields.String(
+        load_default="round_robin",
+        validate=validate.OneOf(["round_robin", "rating", "auto"]),
+        metadata={
+            "description": "`round_robin` (default): every table, or a pair-covering subset past "
+            "max_tables; `rating`: rating-based matchmaking, every entrant at `appearances` tables; "
+            "`auto`: round robin up to 64 entrants."
+        },
+    )
 
 
 class TournamentProgressSchema(Schema):
@@ -159,6 +190,27 @@ class TournamentProgressSchema(Schema):
     total = fields.Integer(required=True)
     completed = fields.Integer(required=True)
     fraction = fields.Float(required=True)
+
+
+class CoverageSchema(Schema):
+    """Which pairs of entrants the schedule seats together, and how evenly it spreads tables."""
+
+    class Meta:
+        name = "Coverage"
+
+    pairs_met = fields.Integer(
+        required=True, metadata={"description": "Pairs of distinct entrants that share at least one table."}
+    )
+    pairs_total = fields.Integer(required=True, metadata={"description": "Pairs of distinct entrants."})
+    all_pairs_met = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "False when the table budget was too small for every pair to meet "
+            "(raise max_tables to cover them)."
+        },
+    )
+    min_tables = fields.Integer(required=True, metadata={"description": "Fewest tables an entrant plays."})
+    max_tables = fields.Integer(required=True, metadata={"description": "Most tables an entrant plays."})
 
 
 class TournamentSchema(Schema):
@@ -193,6 +245,17 @@ class TournamentSchema(Schema):
     )
     options = fields.Dict(keys=fields.String(), required=True)
     fault_threshold = fields.Integer(required=True)
+    pairing = fields.String(
+        required=True,
+        validate=validate.OneOf(["round_robin", "rating"]),
+        metadata={"description": "How the tables were drawn (`auto` resolved at creation)."},
+    )
+    coverage = fields.Nested(
+        CoverageSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Pair coverage of the schedule (null for tournaments created before it)."},
+    )
     start_at = fields.String(required=True, allow_none=True)
     progress = fields.Nested(TournamentProgressSchema, required=True)
     created_at = fields.String(required=True, allow_none=True)
@@ -324,6 +387,14 @@ class CreateLeagueSchema(_MatchSettings):
         name = "CreateLeague"
 
     name = fields.String(load_default="", validate=validate.Length(max=64))
+    pairing = fields.String(
+        load_default="auto",
+        validate=validate.OneOf(["round_robin", "rating", "auto"]),
+        metadata={
+            "description": "How each round pairs the members: `auto` (default) is round robin up to "
+            "64 members and rating-based matchmaking above; see createTournament."
+        },
+    )
     interval_s = fields.Integer(
         load_default=None, allow_none=True, validate=validate.Range(min=1, max=366 * 86400)
     )
@@ -392,6 +463,18 @@ class LeagueSchema(Schema):
     deals = fields.Integer(required=True)
     deadline_ms = fields.Integer(required=True)
     time_bank_ms = fields.Integer(required=True)
+    pairing = fields.String(
+        required=True,
+        validate=validate.OneOf(["round_robin", "rating", "auto"]),
+        metadata={"description": "How each round pairs the members."},
+    )
+    appearances = fields.Integer(
+        required=True, metadata={"description": "Rating pairing: tables per member per round."}
+    )
+    max_matches = fields.Integer(
+        required=True, metadata={"description": "Per-round match budget (a round is thinned to fit)."}
+    )
+    max_members = fields.Integer(required=True, metadata={"description": "Member cap (409 league_full)."})
     status = fields.String(required=True)
     members = fields.List(fields.String(), required=True)
     rounds = fields.List(
@@ -439,6 +522,7 @@ def create_tournament(body: dict[str, Any]) -> Response:
         seed=body["seed"],
         fault_threshold=body["fault_threshold"],
         owner_keys=body["owner_keys"],
+        pairing=body["pairing"],
         **_match_settings(body),
     )
     return _created(created, f"/tournaments/{created['tournament_id']}")
@@ -504,6 +588,7 @@ def create_league(body: dict[str, Any]) -> Response:
         interval_s=body["interval_s"],
         cron=body["cron"],
         name=body["name"],
+        pairing=body["pairing"],
         **_match_settings(body),
     )
     return _created(created, f"/leagues/{created['league_id']}")

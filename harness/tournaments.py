@@ -21,20 +21,31 @@ from croniter import (  # type: ignore[import-untyped]
 )
 
 from core import errors
-from core.bot_registry import BotDeleted, BotNotFound, owner_digest
+from core.bot_registry import BotDeleted, BotNotFound, BotRecord, owner_digest
 from games.base import GameError
 from games.registry import get_game
 from harness import queueing
 from harness.ratings import Rating
 from harness.runner import HarnessContext, is_cooperative
-from harness.scheduling import DEFAULT_MAX_TABLES, ScheduleError, make_schedule, schedule_size
+from harness.scheduling import (
+    DEFAULT_MAX_TABLES,
+    ScheduleError,
+    derive_seed,
+    fit_budget,
+    make_table_plan,
+    pair_coverage,
+    resolve_pairing,
+    schedule_size,
+    schedule_tables,
+)
 from harness.standings import compute_standings, ratings_from_standings
 
 MAX_MATCHES = 20000
 # The shortest time between two rounds of a league (an interval, or two cron firings), and the
-# most members a league takes; both overridable per process (docs/operations.md, Limits).
+# most members a league takes; both overridable per process (docs/operations.md, Limits). Past
+# 64 members a league round pairs by rating (`pairing` auto), so its size grows linearly.
 MIN_LEAGUE_INTERVAL_S = int(os.environ.get("TRICKARENA_MIN_LEAGUE_INTERVAL_S", "60"))
-MAX_LEAGUE_MEMBERS = int(os.environ.get("TRICKARENA_MAX_LEAGUE_MEMBERS", "64"))
+MAX_LEAGUE_MEMBERS = int(os.environ.get("TRICKARENA_MAX_LEAGUE_MEMBERS", "2000"))
 # A cron expression is checked over this many firings; one that fires never within 8 years is refused.
 CRON_SAMPLE = 50
 CRON_HORIZON = timedelta(days=8 * 366)
@@ -62,7 +73,13 @@ def _invalid(message: str, code: str = "invalid_tournament", **details: Any) -> 
     return errors.Unprocessable(message, code=code, details=details or None)
 
 
-def _check_game(ctx: HarnessContext, game: str, seats: int, entrants: list[str]) -> None:
+def _check_game(
+    ctx: HarnessContext,
+    game: str,
+    seats: int,
+    entrants: list[str],
+    records: dict[str, BotRecord] | None = None,
+) -> None:
     try:
         engine = get_game(game)
     except GameError as exc:
@@ -72,7 +89,7 @@ def _check_game(ctx: HarnessContext, game: str, seats: int, entrants: list[str])
             f"{game} is played by {list(engine.seat_counts)} seats, not {seats}", code="invalid_seats"
         )
     for bot_id in entrants:
-        record = ctx.bot(bot_id)
+        record = records[bot_id] if records and bot_id in records else ctx.bot(bot_id)
         if record is None:
             raise BotNotFound(f"no bot {bot_id!r}", details={"bot_id": bot_id})
         if record.status == "deleted":
@@ -129,8 +146,18 @@ def create_tournament(
     enqueue: bool = True,
     tournament_id: str | None = None,
     owner_keys: list[str] | None = None,
+    pairing: str = "round_robin",
+    appearances: int = 1,
+    max_matches: int = MAX_MATCHES,
+    fit_to_budget: bool = False,
+    records: dict[str, BotRecord] | None = None,
 ) -> dict[str, Any]:
     """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`).
+
+    `pairing` (docs/harness.md, Scheduling): `round_robin` (full, or a pair-covering subset of
+    `max_tables`), `rating` (every entrant at `appearances` tables, matched by `prior` rating) or
+    `auto`. A schedule over `max_matches` is refused (`schedule_too_large`), or with
+    `fit_to_budget` (league rounds) thinned to fit: fewer tables, or fewer appearances.
 
     Fair play: without `seed` the seed comes from `secrets` and stays server-side (with every deal
     and match seed derived from it) until the tournament has ended (`is_published`); its games are
@@ -146,17 +173,26 @@ def create_tournament(
         raise _invalid("a league round never has a chosen seed", code="practice_league")
     if len(set(entrants)) != len(entrants):
         raise _invalid("entrants must be distinct bot ids", code="duplicate_entrants")
-    _check_game(ctx, game, seats, entrants)
+    _check_game(ctx, game, seats, entrants, records)  # `records`: bots the caller has just read
     cooperative = is_cooperative(game)
-    size = schedule_size(len(entrants), seats, deals, cooperative, max_tables)
-    if size > MAX_MATCHES:
-        raise _invalid(
-            f"the schedule would have {size} matches, over {MAX_MATCHES}", code="schedule_too_large"
-        )
+    budget = min(max_matches, MAX_MATCHES)
+    try:
+        pairing = resolve_pairing(pairing, len(entrants))
+        if fit_to_budget:
+            max_tables, appearances = fit_budget(
+                len(entrants), seats, deals, cooperative, max_tables, budget, pairing, appearances
+            )
+    except ScheduleError as exc:
+        raise _invalid(str(exc), code="schedule_too_large") from None
+    size = schedule_size(len(entrants), seats, deals, cooperative, max_tables, pairing, appearances)
+    if size > budget:
+        raise _invalid(f"the schedule would have {size} matches, over {budget}", code="schedule_too_large")
     _check_options(game, seats, options)
     seed = seed if seed is not None else secrets.randbits(53)
     try:
-        matches = make_schedule(entrants, seats, deals, seed, cooperative=cooperative, max_tables=max_tables)
+        ranked = _ranked(entrants, prior or {}, seed) if pairing == "rating" else entrants
+        tables = make_table_plan(ranked, seats, seed, cooperative, max_tables, pairing, appearances)
+        matches = schedule_tables(tables, deals, seed)
     except ScheduleError as exc:
         raise _invalid(str(exc), code=exc.code) from None
     tid = tournament_id or secrets.token_hex(8)
@@ -171,6 +207,9 @@ def create_tournament(
         "practice": practice,
         "options": options or {},
         "max_tables": max_tables,
+        "pairing": pairing,
+        "appearances": appearances,
+        "coverage": pair_coverage(entrants, tables),
         "fault_threshold": fault_threshold,
         "cooperative": cooperative,
         "start_at": start_at.isoformat() if start_at else None,
@@ -187,6 +226,23 @@ def create_tournament(
         else:
             queueing.enqueue_matches(ctx, tid, range(len(matches)))
     return {**get_tournament(ctx, tid), "owner_key": owner_key}
+
+
+def _ranked(entrants: list[str], prior: dict[str, Rating], seed: int) -> list[str]:
+    """Entrants strongest first by prior ordinal (default rating for newcomers), ties shuffled by seed."""
+    default = Rating()
+    return sorted(
+        entrants,
+        key=lambda e: (-prior.get(e, default).ordinal, derive_seed(seed, "rank", e)),
+    )
+
+
+def _coverage(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """Pairs of entrants that meet at some table (null for tournaments from before it was kept)."""
+    coverage = spec.get("coverage")
+    if coverage is None:
+        return None
+    return {**coverage, "all_pairs_met": coverage["pairs_met"] == coverage["pairs_total"]}
 
 
 def _record(ctx: HarnessContext, tid: str) -> dict[str, Any]:
@@ -220,6 +276,8 @@ def get_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
         "practice": bool(spec.get("practice")),
         "options": spec["options"],
         "fault_threshold": spec["fault_threshold"],
+        "pairing": spec.get("pairing", "round_robin"),
+        "coverage": _coverage(spec),
         "start_at": spec.get("start_at"),
         "progress": {
             "total": record["total"],
@@ -456,8 +514,15 @@ def create_league(
     max_tables: int = DEFAULT_MAX_TABLES,
     name: str = "",
     enqueue: bool = True,
+    pairing: str = "auto",
+    appearances: int = 1,
+    max_matches: int = MAX_MATCHES,
 ) -> dict[str, Any]:
-    """Create a league; its first round is scheduled one period from now."""
+    """Create a league; its first round is scheduled one period from now.
+
+    Each round pairs its members by `pairing` (`auto`: round robin up to 64 members, by rating
+    above) within the per-round budget of `max_matches` matches (thinned to fit).
+    """
     schedule = parse_schedule(interval_s, cron, ctx.min_league_interval_s)
     _check_game(ctx, game, seats, [])
     _check_options(game, seats, options)
@@ -472,6 +537,9 @@ def create_league(
         "time_bank_ms": time_bank_ms,
         "options": options or {},
         "max_tables": max_tables,
+        "pairing": pairing,
+        "appearances": appearances,
+        "max_matches": min(max_matches, MAX_MATCHES),
         "max_members": MAX_LEAGUE_MEMBERS,
     }
     first = next_time(schedule, datetime.now(UTC))
@@ -594,6 +662,10 @@ def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
         "deals": spec["deals"],
         "deadline_ms": spec["deadline_ms"],
         "time_bank_ms": spec["time_bank_ms"],
+        "pairing": spec.get("pairing", "auto"),
+        "appearances": spec.get("appearances", 1),
+        "max_matches": spec.get("max_matches", MAX_MATCHES),
+        "max_members": int(spec.get("max_members", MAX_LEAGUE_MEMBERS)),
         "status": league["status"],
         "members": league_members(ctx, lid),
         "rounds": league_rounds(ctx, lid),
@@ -645,9 +717,8 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
     ctx.store.client.set(round_key, tid, nx=True)
     created = False
     if ctx.store.client.get(round_key) == tid.encode() and ctx.store.tournament(tid) is None:
-        members = [
-            b for b in league_members(ctx, lid) if (r := ctx.bot(b)) is not None and r.status == "active"
-        ]
+        records = {b: r for b in league_members(ctx, lid) if (r := ctx.bot(b)) is not None}
+        members = [b for b, r in records.items() if r.status == "active"]
         minimum = 1 if is_cooperative(spec["game"]) else 2
         try:
             if len(members) < minimum:
@@ -665,6 +736,11 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
                 league={"league_id": lid, "round": round_no},
                 prior=league_ratings(ctx, lid),
                 tournament_id=tid,
+                pairing=spec.get("pairing", "auto"),
+                appearances=int(spec.get("appearances", 1)),
+                max_matches=int(spec.get("max_matches", MAX_MATCHES)),
+                fit_to_budget=True,
+                records=records,
             )
             ctx.store.client.rpush(ctx.store.key_for("rounds", lid), tid)
             created = True
