@@ -1,5 +1,19 @@
 """gunicorn settings for the API: `gunicorn -c python:api.gunicorn_conf ... "api.app:create_app()"`.
 
+The server's own limits, the same for `make run` and compose (docs/operations.md, Limits):
+
+- `worker_class` gevent: a connection holds a greenlet, not a thread, so slow clients (a slowloris
+  sending its headers or body a byte at a time) cannot take every worker's threads; `make run`
+  serves the API this way with no proxy in front (`tests/ops/test_slow_clients.py`: 256 slow
+  connections, getHealth and a move still answer within 1 s). Compose runs `gthread` behind its
+  nginx edge instead (its command says so): nginx buffers every request and answer, so gunicorn's
+  threads only ever see whole requests, and threads are preemptive (one CPU-heavy request does
+  not stall the others of its worker).
+- `keepalive`: seconds an idle connection is kept; the gevent worker also gives a request's
+  headers at most this long. `timeout`: a worker silent this long is restarted.
+- `limit_request_line` / `limit_request_fields` / `limit_request_field_size`: the request line,
+  the number of headers and each header's size (above them: 400, or 431 for a header too large).
+
 With `TRICKARENA_LOG_FORMAT=json` gunicorn's own lines (start-up, workers booting and exiting,
 signals, errors; access lines if an access log is asked for) are written by
 `api.ops.JsonFormatter`, so the API's log is one JSON object per line like every other process's.
@@ -38,6 +52,18 @@ class JsonLogger(Logger):  # type: ignore[misc]
             for handler in log.handlers:
                 handler.setFormatter(formatter)
 
+
+# -- the server's limits (command-line flags win over these) ----------------------------------------
+worker_class = "gevent"
+workers = 2
+threads = 8  # gthread only (compose)
+worker_connections = 1000  # gevent: open connections per worker, slow ones included
+timeout = 30
+graceful_timeout = 5
+keepalive = 5
+limit_request_line = 4094
+limit_request_fields = 50
+limit_request_field_size = 8190
 
 if os.environ.get(LOG_FORMAT_ENV) == "json":
     logger_class = JsonLogger

@@ -15,11 +15,15 @@ import os
 import sys
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import redis
 from prometheus_client.utils import floatToGoString
+
+if TYPE_CHECKING:
+    # Only a type here: gunicorn's master loads this module (api.gunicorn_conf), and a redis imported
+    # there is imported before the gevent worker monkey-patches (a MonkeyPatchWarning in the log).
+    import redis
 
 LOG_FORMAT_ENV = "TRICKARENA_LOG_FORMAT"
 QUEUE_ENV = "TRICKARENA_QUEUE"

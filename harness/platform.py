@@ -348,38 +348,10 @@ class Platform:
         return str(self.redis.url)
 
     def start_api(self) -> None:
-        """gunicorn (gthread) serving the app factory; waits for getHealth to see Redis."""
+        """gunicorn (`api_server_command`) serving the app factory; waits for getHealth to see Redis."""
         if port_in_use(self.port, self.host):
             raise RuntimeError(f"port {self.port} is in use: stop what runs there or pass --port")
-        from gunicorn.config import KNOWN_SETTINGS  # type: ignore[import-untyped]
-
-        extra = []
-        if any(setting.name == "control_socket" for setting in KNOWN_SETTINGS):
-            # Newer gunicorns open a control socket at one path per user: keep ours under var/.
-            extra = ["--control-socket", str(self.var / "run" / "gunicorn.ctl")]
-        # api.gunicorn_conf: gunicorn's own lines in JSON too (TRICKARENA_LOG_FORMAT is json here).
-        child = self.spawn(
-            "api",
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "-c",
-                "python:api.gunicorn_conf",
-                "--bind",
-                f"{self.host}:{self.port}",
-                "--worker-class",
-                "gthread",
-                "--workers",
-                "2",
-                "--threads",
-                "8",
-                "--graceful-timeout",
-                "5",
-                *extra,
-                "api.app:create_app()",
-            ],
-        )
+        child = self.spawn("api", api_server_command(self.host, self.port, self.var / "run"))
         wait_until(
             lambda: requests.get(f"{self.api}/health", timeout=2).json()["redis"]["ok"],
             60,
@@ -464,6 +436,29 @@ class Platform:
         return created
 
 
+def api_server_command(host: str, port: int, run_dir: Path) -> list[str]:
+    """How `make run` serves the API: gunicorn with every setting from `api.gunicorn_conf` (the gevent
+    worker, 2 workers, the timeouts and request limits: docs/operations.md), on `host:port`."""
+    from gunicorn.config import KNOWN_SETTINGS  # type: ignore[import-untyped]
+
+    extra = []
+    if any(setting.name == "control_socket" for setting in KNOWN_SETTINGS):
+        # Newer gunicorns open a control socket at one path per user: keep ours under var/.
+        extra = ["--control-socket", str(run_dir / "gunicorn.ctl")]
+    # api.gunicorn_conf: gunicorn's own lines in JSON too (TRICKARENA_LOG_FORMAT is json here).
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        "python:api.gunicorn_conf",
+        "--bind",
+        f"{host}:{port}",
+        *extra,
+        "api.app:create_app()",
+    ]
+
+
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, sig)
@@ -542,7 +537,7 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[green]✓[/] Redis      {redis_url} ({where})")
             check_stop()
             platform.start_api()
-            console.print(f"[green]✓[/] API        {platform.api} (gunicorn, gthread)")
+            console.print(f"[green]✓[/] API        {platform.api} (gunicorn, gevent)")
             check_stop()
             platform.start_workers(args.workers)
             console.print(f"[green]✓[/] Workers    {args.workers} RQ worker(s) with the scheduler")

@@ -1,0 +1,61 @@
+"""The API served the way `make run` serves it (`harness.platform.api_server_command`), for real."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import requests
+
+from harness.platform import api_server_command, free_port
+
+
+@contextlib.contextmanager
+def make_run_api(redis_url: str, prefix: str, run_dir: Path, **env: str) -> Iterator[str]:
+    """gunicorn with make run's command and environment on a free loopback port; yields its base URL."""
+    port = free_port()
+    metrics = run_dir / "metrics"
+    metrics.mkdir(parents=True, exist_ok=True)
+    environ = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("TRICKARENA_")},
+        "REDIS_URL": redis_url,
+        "TRICKARENA_KEY_PREFIX": prefix,
+        "TRICKARENA_LOG_FORMAT": "json",
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+        **env,
+    }
+    log = (run_dir / "api.log").open("ab")
+    proc = subprocess.Popen(
+        api_server_command("127.0.0.1", port, run_dir),
+        env=environ,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (run_dir / "api.log").read_text()[-3000:]
+            with contextlib.suppress(requests.RequestException):
+                if requests.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "the API did not start within 60 s"
+            time.sleep(0.2)
+        yield base
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+        log.close()
