@@ -5,8 +5,10 @@
     def choose(view, legal_moves):
         return legal_moves[0]
 
-    serve(choose, name="first-move", games=["tricky-teams"], secret="...", port=8001)
+    serve(choose, name="first-move", games=["tricky-teams"], port=8001)
 
+The signing secret comes from the environment (`$TRICKARENA_BOT_SECRET`) or a file
+(`$TRICKARENA_BOT_SECRET_FILE`), never from the command line, where `ps` shows it (`load_secret`).
 `GET /` is public (the platform calls it before it has issued the secret); every `POST` must carry
 a valid, fresh signature (see `bots.protocol.verify`) or is answered 401.
 
@@ -34,11 +36,12 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
@@ -68,8 +71,11 @@ __all__ = [
     "BotEndpoint",
     "BotServer",
     "FunctionBot",
+    "SecretError",
     "client_address",
     "create_app",
+    "load_secret",
+    "new_secret",
     "serve",
     "serve_bot",
     "sign",
@@ -77,6 +83,7 @@ __all__ = [
 ]
 
 SECRET_ENV = "TRICKARENA_BOT_SECRET"
+SECRET_FILE_ENV = "TRICKARENA_BOT_SECRET_FILE"
 MAX_REQUEST_BYTES = 1024 * 1024
 # A refused body up to this size is read and dropped (within DRAIN_TIMEOUT_S) before the connection
 # closes, so the client reads the 413 rather than a reset; a bigger one: the connection just closes.
@@ -86,6 +93,42 @@ log = logging.getLogger("trickarena.bot")
 
 Move = dict[str, Any]
 Choose = Callable[[dict[str, Any], list[Move]], Move]
+
+
+class SecretError(ValueError):
+    """The secret file can't be read, or holds no secret."""
+
+
+def new_secret() -> str:
+    """A fresh signing secret (256 random bits, URL-safe base64): what `trickarena bot secret` prints."""
+    return secrets.token_urlsafe(32)
+
+
+def load_secret(
+    secret_file: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The bot's signing secret: the file `secret_file`, else `$TRICKARENA_BOT_SECRET`, else the file
+    named by `$TRICKARENA_BOT_SECRET_FILE`; None when none is set (the bot then refuses every POST).
+
+    A file holds the secret alone (surrounding white space, a final newline, is dropped). Raise
+    SecretError for a file that can't be read or is empty: a bot must not silently run unsigned.
+    """
+    env = os.environ if environ is None else environ
+    if secret_file is None:
+        value = env.get(SECRET_ENV)
+        if value:
+            return value
+        secret_file = env.get(SECRET_FILE_ENV) or None
+        if secret_file is None:
+            return None
+    try:
+        with open(secret_file, encoding="utf-8") as fh:
+            value = fh.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SecretError(f"cannot read the secret file {os.fspath(secret_file)!r}: {exc}") from None
+    if not value:
+        raise SecretError(f"the secret file {os.fspath(secret_file)!r} is empty")
+    return value
 
 
 class Bot:
@@ -513,8 +556,9 @@ def serve_bot(
     port: int = 8000,
     tolerance_s: int = DEFAULT_TOLERANCE_S,
 ) -> None:
-    """Serve `bot` in the foreground until interrupted (secret defaults to $TRICKARENA_BOT_SECRET)."""
-    secret = secret if secret is not None else os.environ.get(SECRET_ENV)
+    """Serve `bot` in the foreground until interrupted; without `secret`, `load_secret()`'s (the
+    environment's)."""
+    secret = secret if secret is not None else load_secret()
     server = BotServer(bot, secret, host, port, tolerance_s)
     log.warning(
         "bot %s serving on %s (signature check %s)", bot.name, server.url, "on" if secret else "pending"
