@@ -1,6 +1,6 @@
 """The `trickarena` command: workers, tournaments, bots, and `run` (the platform demo).
 
-    trickarena worker [--queue Q] [--burst] [--cpu-policy batch|normal]
+    trickarena worker [--queue Q] [--burst] [--cpu-policy batch|normal] [--max-in-flight N]
                                                        an RQ worker with the scheduler
     trickarena tournament run --game G --seats N --entrant ID ... [--workers K]
     trickarena tournament show ID
@@ -29,7 +29,15 @@ import redis
 from core.errors import ServiceError
 from core.telemetry import LOG_FORMAT_ENV, configure_logging
 from harness import platform, terminal
-from harness.jobs import CPU_POLICIES, HarnessWorker, set_cpu_policy
+from harness.jobs import (
+    CPU_POLICIES,
+    DEFAULT_MAX_IN_FLIGHT,
+    MAX_IN_FLIGHT_ENV,
+    HarnessWorker,
+    max_in_flight_from_env,
+    parse_max_in_flight,
+    set_cpu_policy,
+)
 from harness.runner import HarnessContext
 from harness.tournaments import create_tournament, get_standings, get_tournament
 
@@ -90,6 +98,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
         error = {"code": "invalid_cpu_policy", "message": message}
         print(json.dumps(error), file=sys.stderr)
         return 2
+    max_in_flight = args.max_in_flight
+    if max_in_flight is None:
+        try:
+            max_in_flight = max_in_flight_from_env()
+        except ValueError as exc:  # a bad $TRICKARENA_MAX_IN_FLIGHT
+            print(json.dumps({"code": "invalid_max_in_flight", "message": str(exc)}), file=sys.stderr)
+            return 2
     set_cpu_policy(args.cpu_policy)
     if os.environ.get(LOG_FORMAT_ENV) == "json":
         # Before RQ sets up logging: it adds its own plain handlers only where none is in place,
@@ -106,6 +121,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
             job_monitoring_interval=args.monitor_interval,
             worker_ttl=max(30, args.maintenance_interval + 16),
             name=args.name,
+            max_in_flight=max_in_flight,
         )
         try:
             worker.work(with_scheduler=not args.no_scheduler, burst=args.burst, logging_level=args.log_level)
@@ -247,6 +263,13 @@ def cmd_run(argv: list[str]) -> int:
     return platform.main(["run", *argv])
 
 
+def _in_flight(text: str) -> int:
+    try:
+        return parse_max_in_flight(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `trickarena`."""
     parser = argparse.ArgumentParser(prog="trickarena", description=__doc__.split("\n")[0])
@@ -273,6 +296,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("batch", "normal"),
         default=os.environ.get("TRICKARENA_WORKER_CPU_POLICY", "batch"),
         help="Linux scheduling policy of the worker and its work-horses (default batch: SCHED_BATCH)",
+    )
+    worker.add_argument(
+        "--max-in-flight",
+        type=_in_flight,
+        default=None,
+        help=f"jobs (matches) run at once, one thread each (${MAX_IN_FLIGHT_ENV}, {DEFAULT_MAX_IN_FLIGHT})",
     )
     worker.set_defaults(func=cmd_worker)
 

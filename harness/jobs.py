@@ -6,42 +6,55 @@
 - `league_round_job(lid, n)` — one league round (idempotent round key) and the next one's
   scheduling with RQ's scheduler (`enqueue_at`).
 
-`HarnessWorker` is RQ's forking `Worker` with two knobs the defaults make too slow for
-recovering killed workers: the grace added to the job heartbeat (RQ hard-codes 60 s, so an
-abandoned job is only noticed a minute after its worker died) and the maintenance interval
-(RQ: 10 minutes) at which abandoned jobs are found and retried.
+`HarnessWorker` is an RQ worker that keeps up to `max_in_flight` jobs running at once, each in a
+thread of the worker process (a match spends almost all its time waiting on a bot's answer, so
+one process drives many). Each job is still an ordinary RQ job: dequeued, registered as started
+with its own execution and heartbeat, finished, failed or retried by RQ's own methods
+(`prepare_execution`, `perform_job`, `maintain_heartbeats`); only where it runs changes. It also
+has two knobs the defaults make too slow for recovering killed workers: the grace added to the
+job heartbeat (RQ hard-codes 60 s, so an abandoned job is only noticed a minute after its worker
+died) and the maintenance interval (RQ: 10 minutes) at which abandoned jobs are found and retried.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import os
 import signal
+import threading
 from functools import lru_cache
 from typing import Any
 
+import redis
+from rq.executions import Execution
 from rq.job import Job
-from rq.worker import Worker
+from rq.queue import Queue
+from rq.timeouts import TimerDeathPenalty
+from rq.worker import BaseWorker
 
 from core.telemetry import configure_logging, log_context
 from harness.queueing import enqueue_matches
 from harness.runner import HarnessContext, run_match
 
-# Imported at the top (in the worker, not in each job): RQ forks a work-horse per job, and an
-# import inside the job (tournaments pulls in standings, ratings, openskill: ~70 ms) would be
-# paid again by every match.
+# Imported at the top (in the worker, not in each job): tournaments pulls in standings, ratings
+# and openskill (~70 ms), which a job would otherwise pay on its first call.
 from harness.tournaments import finalize_if_complete, record_match_error, run_league_round
 
 log = logging.getLogger("trickarena.harness")
 
+_context_lock = threading.Lock()
+
 
 @lru_cache(maxsize=1)
-def _context() -> HarnessContext:
-    # One per worker process (and per forked work-horse: the pool is recreated lazily after fork).
+def _build_context() -> HarnessContext:
     configure_logging()  # JSON lines when TRICKARENA_LOG_FORMAT=json
     return HarnessContext.from_env()
+
+
+def _context() -> HarnessContext:
+    """One per worker process, shared by its job threads (its Redis pool is thread-safe)."""
+    with _context_lock:  # the first jobs of a worker start together: build it once
+        return _build_context()
 
 
 class MatchBusy(RuntimeError):
@@ -93,13 +106,13 @@ CPU_POLICIES = ("batch", "normal")
 
 
 def set_cpu_policy(policy: str) -> bool:
-    """Run this process, and the work-horses it will fork, under `policy`; False if the OS has none.
+    """Run this process, and the job threads it will start, under `policy`; False if the OS has none.
 
     "batch" is Linux's SCHED_BATCH: same CPU share, but a worker woken by a bot's or Redis's
     reply no longer preempts the process that woke it. That process then finishes its last
     microseconds (a bot thread returning to its read loop, still holding its GIL; Redis back to
-    its event loop) instead of waiting on the run queue behind a whole turn of the work-horse
-    while another match stands still behind it. See docs/performance.md (Harness).
+    its event loop) instead of waiting on the run queue behind a whole turn of the worker while
+    another match stands still behind it. See docs/performance.md (Harness).
     """
     if policy not in CPU_POLICIES:
         raise ValueError(f"unknown CPU policy {policy!r} (one of {', '.join(CPU_POLICIES)})")
@@ -117,30 +130,58 @@ def set_cpu_policy(policy: str) -> bool:
 # The grace RQ adds to every job heartbeat TTL (rq.worker.base.Worker.get_heartbeat_ttl).
 RQ_HEARTBEAT_GRACE_S = 60
 
+# Jobs (matches) one worker process runs at once (docs/harness.md, Concurrency).
+DEFAULT_MAX_IN_FLIGHT = 64
+MAX_IN_FLIGHT_ENV = "TRICKARENA_MAX_IN_FLIGHT"
 
-PR_SET_PDEATHSIG = 1  # prctl(2)
+
+def parse_max_in_flight(text: str) -> int:
+    """A number of jobs in flight: a whole number from 1 to 1024 (ValueError otherwise)."""
+    value = int(text)
+    if not 1 <= value <= 1024:
+        raise ValueError(f"jobs in flight must be from 1 to 1024, not {value}")
+    return value
 
 
-def die_with_parent() -> None:
-    """Have the kernel SIGKILL this process when its parent dies (Linux `prctl(PR_SET_PDEATHSIG)`).
+def max_in_flight_from_env() -> int:
+    """$TRICKARENA_MAX_IN_FLIGHT, or the default (ValueError when it is not a valid number)."""
+    return parse_max_in_flight(os.environ.get(MAX_IN_FLIGHT_ENV, "").strip() or str(DEFAULT_MAX_IN_FLIGHT))
 
-    RQ puts each work-horse in a process group of its own (`os.setpgrp`), so killing the
-    worker's group does not reach it: without this, a horse outlives a killed worker and plays
-    on. With it, stopping a worker (its group) stops its match too; the match resumes elsewhere
-    from the game in Redis and its write-ahead record.
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+class HarnessWorker(BaseWorker):
+    """An RQ worker running up to `max_in_flight` jobs at once, each in a thread of its own.
+
+    The main thread is RQ's own loop (`work`): it waits for a free slot before each dequeue
+    (`dequeue_job_and_maintain_ttl`), registers the job's execution (`prepare_execution`) and
+    hands the job to a thread that runs RQ's `perform_job` (success, failure, retries, callbacks
+    and results exactly as RQ handles them). A heartbeat thread keeps every running job's
+    execution alive (`maintain_heartbeats`, once per job monitoring interval), so a worker that
+    dies takes all its jobs' heartbeats with it and RQ's maintenance retries every one of them.
+    Job timeouts are RQ's thread-safe `TimerDeathPenalty`. A warm stop (SIGTERM) takes no new
+    job and lets the running ones finish; a second signal is RQ's cold stop: the process exits
+    and its jobs are retried elsewhere, each match resuming from its game and write-ahead record.
     """
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    parent = os.getppid()
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    if os.getppid() != parent:  # the parent died before the prctl took effect
-        os._exit(1)
 
-
-class HarnessWorker(Worker):
-    """RQ's forking worker with a configurable heartbeat grace (abandoned jobs found sooner)."""
-
+    death_penalty_class = TimerDeathPenalty
     heartbeat_grace_s = int(os.environ.get("TRICKARENA_HEARTBEAT_GRACE", "60"))
+
+    def __init__(self, *args: Any, max_in_flight: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_in_flight = max_in_flight if max_in_flight is not None else max_in_flight_from_env()
+        if self.max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        self._in_flight: dict[str, tuple[Job, Execution]] = {}
+        self._slots = threading.Condition()
+        self._stopping = threading.Event()
+        self._cold = False
+
+    @property
+    def in_flight(self) -> int:
+        """Jobs running in this worker now."""
+        return len(self._in_flight)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         """RQ's heartbeat TTL with our grace in place of its fixed one (abandoned jobs found sooner).
@@ -152,12 +193,75 @@ class HarnessWorker(Worker):
         ttl = int(super().get_heartbeat_ttl(job, working_time))
         return ttl - RQ_HEARTBEAT_GRACE_S + self.heartbeat_grace_s
 
-    def setup_work_horse_signals(self) -> None:
-        """RQ's horse signal setup (its hook, run in every forked horse), then die with the worker."""
-        super().setup_work_horse_signals()  # type: ignore[no-untyped-call]
-        die_with_parent()
-
     @property
     def dequeue_timeout(self) -> int:
         """Wake up from a blocking dequeue at least once per maintenance interval."""
         return max(1, min(int(self.worker_ttl) - 15, int(self.maintenance_interval)))
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
+        """RQ's start-up (registration, logging, pubsub), then the thread that keeps jobs alive."""
+        super().bootstrap(*args, **kwargs)
+        threading.Thread(target=self._heartbeat_loop, name="rq-job-heartbeats", daemon=True).start()
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        """RQ's dequeue, once a slot is free (None once a stop was requested: RQ's loop then ends)."""
+        with self._slots:
+            while len(self._in_flight) >= self.max_in_flight and not self._stop_requested:
+                self._slots.wait(timeout=1.0)
+        if self._stop_requested:
+            return None
+        return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """Register the job's execution and start it in a thread of its own; returns at once."""
+        # A stop signal waits until the job is registered and its thread started (never half-begun).
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            execution = self.prepare_execution(job)
+            with self._slots:
+                self._in_flight[execution.id] = (job, execution)
+            thread = threading.Thread(
+                target=self._perform, args=(job, queue, execution), name=f"rq-job-{job.id}", daemon=True
+            )
+            thread.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+
+    def _perform(self, job: Job, queue: Queue, execution: Execution) -> None:
+        """A job thread: RQ's `perform_job` (it records success or failure), then free the slot."""
+        try:
+            self.perform_job(job, queue, execution)
+        except Exception:  # Redis gone while RQ recorded the outcome: the job is retried as abandoned
+            log.exception("job %s: its outcome could not be recorded", job.id)
+        finally:
+            with self._slots:
+                self._in_flight.pop(execution.id, None)
+                self._slots.notify_all()
+
+    def _heartbeat_loop(self) -> None:
+        """Keep every running job's execution, and this worker, alive in RQ's registries."""
+        while not self._stopping.wait(self.job_monitoring_interval):
+            for job, execution in list(self._in_flight.values()):
+                if self._stopping.is_set():
+                    return
+                try:
+                    self.maintain_heartbeats(job, execution)
+                except redis.RedisError as exc:
+                    log.warning("heartbeat of job %s failed: %s", job.id, exc)
+
+    def request_force_stop(self, signum: int, frame: Any) -> None:
+        """RQ's cold stop (a second signal): exit without waiting for the running jobs."""
+        self._cold = True
+        super().request_force_stop(signum, frame)
+
+    def teardown(self) -> None:
+        """Let the running jobs finish (warm stop, or the queue drained in burst mode), then RQ's teardown."""
+        try:
+            with self._slots:
+                while self._in_flight and not self._cold:
+                    self._slots.wait(timeout=1.0)
+        finally:
+            self._stopping.set()
+            super().teardown()  # type: ignore[no-untyped-call]

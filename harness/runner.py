@@ -223,8 +223,9 @@ class _Clock:
     """Wall and CPU time of one run of a match (a resumed match counts only its own run)."""
 
     started: float = field(default_factory=time.monotonic)
-    cpu_started: float = field(default_factory=time.process_time)
-    call_cpu_s: float = 0.0  # CPU this process spends inside bot calls (HTTP client, signing, JSON)
+    # The match's own thread's CPU: a worker runs many matches at once, one thread each.
+    cpu_started: float = field(default_factory=time.thread_time)
+    call_cpu_s: float = 0.0  # CPU this thread spends inside bot calls (HTTP client, signing, JSON)
     next_cancel_check: float = 0.0
     next_renew: float = 0.0
 
@@ -356,8 +357,8 @@ class MatchRun:
         )
         timing = {
             "wall_s": time.monotonic() - self.clock.started,
-            # This process's CPU (engine, Redis client, HTTP client): load-independent, unlike wall time.
-            "cpu_s": time.process_time() - self.clock.cpu_started,
+            # This match's CPU (engine, Redis client, HTTP client): load-independent, unlike wall time.
+            "cpu_s": time.thread_time() - self.clock.cpu_started,
             "call_cpu_s": self.clock.call_cpu_s,
             "bot_s": self.acct.bot_s - self.bot_s_before,
             "decisions": self.acct.decisions - self.decisions_before,
@@ -394,10 +395,10 @@ class MatchRun:
             "time_bank_ms": acct.bank_ms[seat],
             "previous": acct.previous[seat],
         }
-        cpu_before = time.process_time()
+        cpu_before = time.thread_time()
         client = self.clients[self.seats[seat]]
         answer = client.move(message, legal, (self.deadline_ms + acct.bank_ms[seat]) / 1000)
-        self.clock.call_cpu_s += time.process_time() - cpu_before
+        self.clock.call_cpu_s += time.thread_time() - cpu_before
         acct.bot_s += answer.elapsed_s
         acct.latency_counts[latency_bucket(answer.elapsed_s)] += 1
         acct.latency_s += answer.elapsed_s

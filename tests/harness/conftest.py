@@ -95,24 +95,21 @@ class WorkerProcs:
         self.procs.append(proc)
         return proc
 
-    def current_match(self, name: str) -> int | None:
-        """Index of the match the named worker is running now (from RQ's records), or None."""
+    def current_matches(self, name: str) -> list[int]:
+        """Indices of the matches the named worker is running now (from RQ's records)."""
         from rq.worker import Worker
 
         worker = Worker.find_by_key(f"rq:worker:{name}", connection=redis.Redis.from_url(self.redis_url))
         if worker is None:
-            return None
-        executions = worker.get_current_executions(refresh=True)
-        if not executions:
-            return None
-        return int(executions[0].job_id.rsplit("_", 1)[1])
+            return []
+        return [int(e.job_id.rsplit("_", 1)[1]) for e in worker.get_current_executions(refresh=True)]
 
-    def horses(self, proc: subprocess.Popen[bytes]) -> list[int]:
-        """Work-horse pids of a worker (RQ forks one per job into its own process group)."""
+    def children(self, proc: subprocess.Popen[bytes]) -> list[int]:
+        """Child processes of a worker (the RQ scheduler, if it runs one; jobs are threads)."""
         return _children(proc.pid)
 
     def sigkill(self, proc: subprocess.Popen[bytes]) -> None:
-        """SIGKILL a worker with everything it forked (horse, scheduler): a machine dying."""
+        """SIGKILL a worker with everything it forked (the scheduler): a machine dying."""
         family = [proc.pid, *_children(proc.pid)]
         for pid in list(family):
             family += _children(pid)
