@@ -369,6 +369,8 @@ class MatchRun:
         recorded, completed = store.record_result(self.tid, self.index, record)
         if recorded:
             record_match(store.client, store.prefix, self.spec["game"], record)  # platform-wide /metrics
+        # The write-ahead record served until the result was in; the match's hash keeps its game id.
+        store.client.hdel(store.key_for("match", self.tid, self.index), "wal")
         return MatchOutcome("recorded" if recorded else "already_recorded", record, completed)
 
     def close(self) -> None:

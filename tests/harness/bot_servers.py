@@ -158,3 +158,16 @@ def random_bots(registry: BotRegistry, count: int, prefix: str = "random") -> It
     finally:
         for server in servers:
             server.stop()
+
+
+@contextmanager
+def delayed_bots(registry: BotRegistry, count: int, delay_s: float, prefix: str) -> Iterator[list[str]]:
+    """`count` well-behaved bots (random legal moves) that answer every move after `delay_s`,
+    submitted to the registry with their secrets; their ids."""
+    servers = [FaultyBotServer("slow", delay_s=delay_s).start() for _ in range(count)]
+    try:
+        tag = uuid.uuid4().hex[:6]
+        yield [submit_faulty(registry, server, f"{prefix}{i}-{tag}") for i, server in enumerate(servers)]
+    finally:
+        for server in servers:
+            server.stop()
