@@ -12,10 +12,10 @@
 
 from __future__ import annotations
 
-import inspect
 import random
 from typing import Any
 
+from games.tricky_teams import score_plays
 from games.tricky_teams.cards import (
     COOK,
     COUNTESS,
@@ -28,7 +28,7 @@ from games.tricky_teams.cards import (
     TEAMS,
     THIEF,
 )
-from games.tricky_teams.scoring import score_trick
+from games.tricky_teams.wire import TrickPlay
 
 Move = dict[str, Any]
 View = dict[str, Any]
@@ -59,26 +59,15 @@ def coin_of(card: str, coins: dict[str, int]) -> int:
 def visible_outcome(view: View, card: str, seat: int) -> dict[str, Any] | None:
     """Score the trick as if it ended after `seat` plays `card` (face-down cards unknown: ignored)."""
     cooks = [len(p["cooks"]) for p in view["players"]]
-    plays = [
+    plays: list[TrickPlay] = [
         {"seat": p["seat"], "card": p["card"], "face_down": p["face_down"], "wish": p["wish"]}
         for p in view["trick"]
         if p["card"] is not None
     ]
     plays.append({"seat": seat, "card": card, "face_down": False, "wish": None})
-    if all(TEAM[p["card"]] is None for p in plays):
+    if all(TEAM[p["card"]] is None for p in view["trick"] if p["card"] is not None) and TEAM[card] is None:
         return None  # only flags: nobody wins anything
-    return _score(plays, cooks)
-
-
-# The engine's scorer gained (raid, number, leader) and a second return value (the own cards);
-# accept both forms so the bot does not depend on which engine revision it runs against.
-_SCORER_TAKES_TRICK_ID = "raid" in inspect.signature(score_trick).parameters
-
-
-def _score(plays: list[dict[str, Any]], cooks: list[int]) -> dict[str, Any]:
-    scorer: Any = score_trick
-    scored = scorer(plays, cooks, 0, 0, 0) if _SCORER_TAKES_TRICK_ID else scorer(plays, cooks)
-    return dict(scored[0] if isinstance(scored, tuple) else scored)
+    return dict(score_plays(plays, cooks))
 
 
 def trick_value(view: View, coins: dict[str, int]) -> int:

@@ -3,8 +3,10 @@
 At each play the bot samples the hidden cards consistently with everything its seat knows --
 its hand and loot, every card played this raid (remembered per match from `last_trick`), the 8s
 in other hands (they have no back), Cooks lying out, and the voids that plays revealed (a seat
-that failed to challenge, join or obey a wish holds none of those teams) -- then scores every
-candidate move on the same samples by a random playout to the end of the raid, and plays the
+that failed to challenge, join or obey a wish holds none of those teams) -- and builds the game
+that sample makes (`determinize.state_from_view`). It then scores every candidate move on the
+same samples by a random playout a few tricks deep on a copy of that game (`GAME.clone`,
+`GAME.apply_unchecked`), valued by the coins the events of the playout hand out, and plays the
 best average of (own coins - mean coins of the others). Missed calls only lose information: the
 sampler then spreads the unknown cards over a larger pool and stays consistent.
 """
@@ -19,13 +21,10 @@ from typing import Any
 
 from bots import tricky_teams_heuristic
 from bots.policy import Memory, Message, Move, budget_s, seeded_rng
-from games.tricky_teams import engine
+from games.base import State
+from games.tricky_teams import GAME
 from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, coin_values, full_deck
 from games.tricky_teams.determinize import state_from_view
-from games.tricky_teams.rules import playable_cards
-
-State = dict[str, Any]
-
 
 # --------------------------------------------------------------------------- what the seat knows
 
@@ -160,52 +159,53 @@ def sample_hidden(
 # --------------------------------------------------------------------------- playouts
 
 
-def fast_copy(state: State) -> State:
-    """A copy of a playout state sharing only what the engine never mutates (the header)."""
-    out = dict(state)
-    out["hands"] = [list(h) for h in state["hands"]]
-    out["trick"] = [dict(p) for p in state["trick"]]
-    out["out"] = list(state["out"])
-    out["wishes"] = [dict(w) for w in state["wishes"]]
-    out["cooks"] = [list(c) for c in state["cooks"]]
-    out["loot"] = [list(c) for c in state["loot"]]
-    out["coins"] = [list(c) for c in state["coins"]]
-    out["actions"] = []
-    pending = state["pending"]
-    if pending is not None:
-        out["pending"] = dict(pending, cards=list(pending["cards"]), order=list(pending["order"]))
-    if state["last_trick"] is not None:
-        out["last_trick"] = dict(state["last_trick"])
-    return out
+def gains(events: list[dict[str, Any]], value: dict[str, int], won: list[float]) -> bool:
+    """Add to `won` the coins each seat's pile gained in `events`: loot taken and Cooks laid out
+    (they join the pile when the raid ends). True if a trick was won."""
+    trick_won = False
+    for event in events:
+        kind = event["type"]
+        if kind == "loot-taken" or kind == "cook-laid-out":
+            won[event["seat"]] += value[event["card"]]
+        elif kind == "trick-won":
+            trick_won = True
+    return trick_won
 
 
-def playout(state: State, me: int, rng: random.Random, horizon: int, value: dict[str, int]) -> float:
-    """Random play for `horizon` more tricks (or to the raid's end); own coins minus the others' mean.
+def playout(
+    state: State,
+    seats: int,
+    me: int,
+    events: list[dict[str, Any]],
+    rng: random.Random,
+    horizon: int,
+    value: dict[str, int],
+) -> float:
+    """Random play after a candidate move (its `events`) for `horizon` more tricks or to the raid's
+    end: the coins `me` won minus the mean of the others'.
 
-    Calls the engine's transition functions directly with cards it lists as playable: the
-    move parsing and checks of `apply` would double the cost of a playout for nothing. A short
-    horizon keeps the evaluation about this trick and the next few, where the move matters most.
+    Each decision is a uniformly random listed move (a Hypnotist without a wish), made with
+    `GAME.apply_unchecked`; a trick counts once the next one starts (its loot handed out).
     """
-    seats = state["seats"]
-    last_trick = state["trick_number"] + horizon
-    while state["trick_number"] <= last_trick:
-        phase = state["phase"]
-        seat = state["turn"]
-        if phase == "play":
-            cards = playable_cards(state, seat)
-            engine.play_card(state, seat, cards[rng.randrange(len(cards))], None)
-        elif phase == "take-loot":
-            cards = state["pending"]["cards"]
-            engine.take_loot(state, seat, cards[rng.randrange(len(cards))])
-        elif phase == "choose-leader":
-            engine.choose_leader(state, seat, rng.randrange(seats))
-        else:
-            scores: list[int] = state["coins"][-1]
-            break
-    else:
-        scores = [sum(value[c] for c in state["loot"][s] + state["cooks"][s]) for s in range(seats)]
-    others = [scores[s] for s in range(seats) if s != me]
-    return scores[me] - sum(others) / len(others)
+    won = [0.0] * seats
+    trick_won = gains(events, value, won)
+    started = 0
+    first = True  # a trick the candidate completed whose successor started with it counts no more
+    while not GAME.is_over(state):
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        if moves[0]["type"] == "play":
+            if trick_won and not first:  # the next trick starts
+                started += 1
+                if started > horizon:
+                    break
+            trick_won = False
+        first = False
+        move = moves[rng.randrange(len(moves))]
+        while "wish" in move:
+            move = moves[rng.randrange(len(moves))]
+        trick_won = gains(GAME.apply_unchecked(state, seat, move), value, won) or trick_won
+    return won[me] - (sum(won) - won[me]) / (seats - 1)
 
 
 def candidates(view: dict[str, Any], legal: list[Move]) -> list[Move]:
@@ -231,18 +231,21 @@ class TrickyTeamsSearch:
         if len(legal) == 1 or legal[0]["type"] == "take-loot":
             return tricky_teams_heuristic.choose(view, legal, rng)
         moves = candidates(view, legal)
+        places = [legal.index(move) for move in moves]
         k = knowledge(view, memory)
         totals = [0.0] * len(moves)
         value = coin_values(view["options"]["coins"])
+        me, seats = view["seat"], view["seats"]
         stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
         done = 0
         while done < self.samples and (done == 0 or time.monotonic() < stop):
             hands, face_down = sample_hidden(k, rng)
             root = state_from_view(view, hands, face_down)
-            for i, move in enumerate(moves):
-                state = fast_copy(root)
-                engine.apply(state, view["seat"], move)
-                totals[i] += playout(state, view["seat"], rng, self.horizon, value)
+            listed = GAME.legal_moves(root, me)  # equal to `legal`: the engine's own values
+            for i, place in enumerate(places):
+                state = GAME.clone(root)
+                events = GAME.apply_unchecked(state, me, listed[place])
+                totals[i] += playout(state, seats, me, events, rng, self.horizon, value)
             done += 1
         best = max(range(len(moves)), key=lambda i: (totals[i], -i))
         return moves[best]

@@ -4,32 +4,47 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
 
 from games.base import InvalidDeal, is_int
-from games.tricky_teams.cards import ALL_IDS, FLAG, flags_in_play, full_deck, hand_size, sort_hand
+from games.tricky_teams.cards import (
+    ALL_IDS,
+    BIT,
+    CARD_NUMBER,
+    FLAG,
+    flags_in_play,
+    full_deck,
+    hand_size,
+    mask_of,
+    sort_hand,
+)
+from games.tricky_teams.state import Deal
 
 RED_DRUMMER = "red-8"
 
 
-def deal_from_seed(seats: int, seed: int, raid: int) -> list[list[str]]:
-    """Shuffle the deck with a generator seeded by (seed, raid) alone and deal it evenly."""
-    deck = full_deck(seats)
+def deal_from_seed(seats: int, seed: int, raid: int) -> list[int]:
+    """Shuffle the deck with a generator seeded by (seed, raid) alone and deal it evenly (as sets)."""
+    deck = list(range(len(full_deck(seats))))  # card numbers; with flags, 40 and 41 are the two flags
     # A string seed is hashed deterministically (sha512), independent of PYTHONHASHSEED.
     random.Random(f"{seed}:{raid}").shuffle(deck)
     size = hand_size(seats)
-    return [sort_hand(deck[i * size : (i + 1) * size]) for i in range(seats)]
+    return [sum(map(BIT.__getitem__, deck[i * size : (i + 1) * size])) for i in range(seats)]
 
 
-def red_drummer_leads(hands: list[list[str]]) -> int | None:
+def hand_sets(hands: list[list[str]]) -> list[int]:
+    """Hands of card ids (an explicit deal's) as sets."""
+    return [mask_of(CARD_NUMBER[card] for card in hand) for hand in hands]
+
+
+def red_drummer_leads(hands: list[int]) -> int | None:
     """Ruling 1: whoever holds the red 8 leads the first trick of a raid (None if nobody does)."""
     for seat, hand in enumerate(hands):
-        if RED_DRUMMER in hand:
+        if hand & BIT[CARD_NUMBER[RED_DRUMMER]]:
             return seat
     return None
 
 
-def validate_deal(seats: int, deal: object) -> dict[str, Any]:
+def validate_deal(seats: int, deal: object) -> Deal:
     """Check an explicit deal and return it normalized: sorted hands and a definite first leader."""
     if not isinstance(deal, dict):
         raise InvalidDeal("deal must be an object with 'hands' and optionally 'first_leader'")
@@ -50,7 +65,8 @@ def validate_deal(seats: int, deal: object) -> dict[str, Any]:
         raise InvalidDeal(f"hands must hold 1 to {hand_size(seats)} cards with {seats} players, not {size}")
     _check_cards(seats, hands)
     normalized = [sort_hand(hand) for hand in hands]
-    return {"hands": normalized, "first_leader": _first_leader(seats, normalized, deal.get("first_leader"))}
+    holder = red_drummer_leads(hand_sets(normalized))
+    return {"hands": normalized, "first_leader": _first_leader(seats, holder, deal.get("first_leader"))}
 
 
 def _check_cards(seats: int, hands: list[list[str]]) -> None:
@@ -65,8 +81,7 @@ def _check_cards(seats: int, hands: list[list[str]]) -> None:
             raise InvalidDeal(f"card {card!r} is dealt {count} times (at most {limit})")
 
 
-def _first_leader(seats: int, hands: list[list[str]], given: object) -> int:
-    holder = red_drummer_leads(hands)
+def _first_leader(seats: int, holder: int | None, given: object) -> int:
     if given is None:
         if holder is None:
             raise InvalidDeal(f"nobody holds {RED_DRUMMER}: give first_leader (a seat 0..{seats - 1})")

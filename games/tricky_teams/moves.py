@@ -1,47 +1,120 @@
-"""Parsing submitted moves into canonical form; anything not shaped like a move raises MalformedMove."""
+"""Moves: the move values, parsing a wire move into one (MalformedMove), listing the legal ones.
+
+Every move is an immutable value (games.base.FrozenDict) made once, at import: `parse_move` and
+the listings hand out the same object for the same move, and the action list records it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from games.base import MalformedMove, is_int
-from games.tricky_teams.cards import ALL_IDS, TEAMS
+from games.base import FrozenDict, MalformedMove, is_int
+from games.tricky_teams.cards import (
+    CARD_ID,
+    CARD_NUMBER,
+    FLAG_CARD,
+    ID_PLACE,
+    TEAMS,
+    cards_where,
+    listed,
+    listing,
+)
+from games.tricky_teams.options import SEAT_COUNTS
+from games.tricky_teams.rules import may_wish, playable, wish_targets
+from games.tricky_teams.state import State
 
 MOVE_FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"type", "card", "wish"}),
     "take-loot": frozenset({"type", "card"}),
     "choose-leader": frozenset({"type", "seat"}),
 }
+MAX_SEATS = max(SEAT_COUNTS)
+HYPNOTISTS = cards_where(may_wish)
+
+# The moves by card number (both flag numbers: the one flag move), by seat, and a Hypnotist's
+# wishes by card, target seat and team.
+PLAY: tuple[FrozenDict, ...] = tuple(FrozenDict({"type": "play", "card": card}) for card in CARD_ID)
+TAKE_LOOT: tuple[FrozenDict, ...] = tuple(FrozenDict({"type": "take-loot", "card": card}) for card in CARD_ID)
+CHOOSE_LEADER: tuple[FrozenDict, ...] = tuple(
+    FrozenDict({"type": "choose-leader", "seat": seat}) for seat in range(MAX_SEATS)
+)
+WISH: dict[tuple[int, int, str], FrozenDict] = {
+    (card, seat, team): FrozenDict(
+        {"type": "play", "card": CARD_ID[card], "wish": FrozenDict({"seat": seat, "team": team})}
+    )
+    for card in range(len(CARD_ID))
+    if may_wish(card)
+    for seat in range(MAX_SEATS)
+    for team in TEAMS
+}
+# A Hypnotist's wishes from one seat, every team in order, by card and seat.
+WISHES_FROM: dict[tuple[int, int], tuple[FrozenDict, ...]] = {
+    (card, seat): tuple(WISH[card, seat, team] for team in TEAMS) for card, seat, _ in WISH
+}
 
 
-def parse_move(move: object, seats: int) -> dict[str, Any]:
-    """Check the shape of `move` and return a fresh canonical copy (a null wish is dropped)."""
+def parse_move(move: object, seats: int) -> FrozenDict:
+    """Check the shape of `move` and return the move value it names (a null wish is a plain play)."""
     if not isinstance(move, dict):
         raise MalformedMove("a move must be an object with a 'type'")
     kind = move.get("type")
-    if not isinstance(kind, str) or kind not in MOVE_FIELDS:
+    fields = MOVE_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None:
         raise MalformedMove(f"unknown move type {kind!r}; expected one of {sorted(MOVE_FIELDS)}")
-    unknown = sorted(set(move) - MOVE_FIELDS[kind])
-    if unknown:
-        raise MalformedMove(f"unknown field(s) {unknown} in a {kind} move")
+    if not fields.issuperset(move):
+        raise MalformedMove(f"unknown field(s) {sorted(set(move) - fields)} in a {kind} move")
     if kind == "choose-leader":
-        return {"type": kind, "seat": _seat(move, "seat", seats)}
+        return CHOOSE_LEADER[_seat(move, "seat", seats)]
     card = move.get("card")
-    if not isinstance(card, str) or card not in ALL_IDS:
+    number = CARD_NUMBER.get(card) if isinstance(card, str) else None
+    if number is None:
         raise MalformedMove(f"{kind} needs 'card', a card id like 'blue-4' or 'flag-0', not {card!r}")
+    if kind == "take-loot":
+        return TAKE_LOOT[number]
     wish = move.get("wish")
-    if kind == "take-loot" or wish is None:
-        return {"type": kind, "card": card}
+    if wish is None:
+        return PLAY[number]
     if not isinstance(wish, dict) or set(wish) != {"seat", "team"}:
         raise MalformedMove("wish must be an object with exactly 'seat' and 'team'")
     team = wish["team"]
     if not isinstance(team, str) or team not in TEAMS:
         raise MalformedMove(f"wish.team must be one of {list(TEAMS)}, not {team!r}")
-    return {"type": kind, "card": card, "wish": {"seat": _seat(wish, "seat", seats), "team": team}}
+    seat = _seat(wish, "seat", seats)
+    if not may_wish(number):
+        return FrozenDict({"type": "play", "card": card, "wish": FrozenDict({"seat": seat, "team": team})})
+    return WISH[number, seat, team]
 
 
-def _seat(obj: dict[str, Any], key: str, seats: int) -> int:
+def _seat(obj: dict[str, object], key: str, seats: int) -> int:
     value = obj.get(key)
     if not is_int(value) or not 0 <= value < seats:
         raise MalformedMove(f"'{key}' must be a seat from 0 to {seats - 1}, not {value!r}")
     return value
+
+
+_PLAYS = listing(PLAY, distinct=True)
+_KINDS = listing([min(card, FLAG_CARD) for card in range(len(CARD_ID))], distinct=True)
+
+
+def play_moves(state: State, seat: int) -> list[FrozenDict]:
+    """The seat's play moves in hand order: each playable card once (the two flags are one move), a
+    Hypnotist plain and then with every wish for every seat still to play and every team."""
+    legal = playable(state, seat)
+    if not legal & HYPNOTISTS:
+        return listed(legal, _PLAYS)
+    targets = wish_targets(state)
+    moves: list[FrozenDict] = []
+    for card in listed(legal, _KINDS):
+        moves.append(PLAY[card])
+        if may_wish(card):
+            for target in targets:
+                moves += WISHES_FROM[card, target]
+    return moves
+
+
+def take_loot_moves(cards: list[int]) -> list[FrozenDict]:
+    """One move per distinct loot card, in the order of the card ids."""
+    return [TAKE_LOOT[card] for card in sorted(set(cards), key=ID_PLACE.__getitem__)]
+
+
+def choose_leader_moves(seats: int) -> list[FrozenDict]:
+    """A Strategist's player may name any seat."""
+    return list(CHOOSE_LEADER[:seats])

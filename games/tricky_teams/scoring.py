@@ -1,13 +1,31 @@
-"""Scoring a trick: card and team strengths, the winning team, loot order, Thief and Strategist effects."""
+"""Scoring a trick: card and team strengths, the winning team, loot order, Thief and Strategist effects.
+
+`score_plays` is the same scoring for bots, on plays in their wire form (card ids).
+"""
 
 from __future__ import annotations
 
-from operator import itemgetter
-from typing import Any
+from functools import partial
 
-from games.tricky_teams.cards import PEASANT, PEASANTS, RANK, STRATEGIST, TEAM, THIEF
+from games.tricky_teams.cards import (
+    CARD_ID,
+    CARD_NUMBER,
+    PEASANT,
+    PEASANTS,
+    RANK_OF,
+    STRATEGIST,
+    TEAM_OF,
+    TEAMS,
+    THIEF,
+    per_card,
+)
+from games.tricky_teams.state import Play
+from games.tricky_teams.wire import ScoredPlay, ScoredTrick, TrickPlay, WinningTeam
 
-_STRENGTH = itemgetter("strength")
+
+def card_strength(card: int, cooks: int) -> int:
+    """Ruling 5: rank plus the Cooks lying out before the card's player; a flag has none (ruling 20)."""
+    return 0 if TEAM_OF[card] is None else RANK_OF[card] + cooks
 
 
 def peasant_strength(peasants: int, cooks_of_members: int) -> int:
@@ -15,24 +33,48 @@ def peasant_strength(peasants: int, cooks_of_members: int) -> int:
     return int("1" * peasants) + cooks_of_members
 
 
-def peasants_win_ties(tied: list[str]) -> bool:
+def is_member(card: int, team: str) -> bool:
+    """Rulings 6, 8 and 24: a card is in the winning team by its colour, and every 1 is a Peasant."""
+    return RANK_OF[card] == PEASANT if team == PEASANTS else TEAM_OF[card] == team
+
+
+def team_strengths(plays: list[Play], strengths: list[int], cooks: list[int]) -> dict[WinningTeam, int]:
+    """Ruling 5/6: each colour team's summed strength, and the Peasants' when a 1 was played."""
+    totals: dict[WinningTeam, int] = {}
+    peasants = peasant_cooks = 0
+    for play, strength in zip(plays, strengths, strict=True):
+        team = TEAM_OF[play["card"]]
+        if team is None:  # a white flag is in no team
+            continue
+        totals[team] = totals.get(team, 0) + strength
+        if is_member(play["card"], PEASANTS):
+            peasants += 1
+            peasant_cooks += cooks[play["seat"]]
+    if peasants:
+        totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
+    return totals
+
+
+def peasants_win_ties(tied: list[WinningTeam]) -> bool:
     """Ruling 6: a Peasant team wins every tie it is part of."""
     return PEASANTS in tied
 
 
-def first_to_reach_wins_tie(plays: list[dict[str, Any]], tied: list[str], value: int) -> str:
+def first_to_reach_wins_tie(
+    plays: list[Play], strengths: list[int], tied: list[WinningTeam], value: int
+) -> WinningTeam:
     """Ruling 7: among tied colour teams, the one whose running total reached the value first wins."""
     running: dict[str, int] = {}
-    for play in plays:
-        team = TEAM[play["card"]]
+    for play, strength in zip(plays, strengths, strict=True):
+        team = TEAM_OF[play["card"]]
         if team is not None and team in tied:
-            running[team] = running.get(team, 0) + play["strength"]
+            running[team] = running.get(team, 0) + strength
             if running[team] >= value:
                 return team
     raise AssertionError("a tied team always reaches its own total")
 
 
-def winning_team(plays: list[dict[str, Any]], totals: dict[str, int]) -> str:
+def winning_team(plays: list[Play], strengths: list[int], totals: dict[WinningTeam, int]) -> WinningTeam:
     """The strongest team of the trick, ties broken by rulings 6 and 7."""
     best = max(totals.values())
     tied = [team for team, value in totals.items() if value == best]
@@ -40,81 +82,105 @@ def winning_team(plays: list[dict[str, Any]], totals: dict[str, int]) -> str:
         return tied[0]
     if peasants_win_ties(tied):
         return PEASANTS
-    return first_to_reach_wins_tie(plays, tied, best)
+    return first_to_reach_wins_tie(plays, strengths, tied, best)
 
 
-def loot_order(members: list[dict[str, Any]], team: str) -> list[dict[str, Any]]:
-    """Ruling 8: strongest card chooses first, equal strength by play order; Peasants: the last 1 first."""
+def loot_order(members: list[int], strengths: list[int], team: str) -> list[int]:
+    """Ruling 8: strongest card chooses first, equal strength by play order; Peasants: the last 1 first.
+
+    `members` are the winning cards' places in the trick, in play order.
+    """
     if team == PEASANTS:
         return members[::-1]
     # sorted() is stable even with reverse=True, so equal strengths keep their play order.
-    return sorted(members, key=_STRENGTH, reverse=True)
+    return sorted(members, key=strengths.__getitem__, reverse=True)
 
 
-def next_leader(order_seats: list[int], thief: int | None, strategist: int | None) -> int | None:
+def next_leader(winners: list[int], thief: int | None, strategist: int | None) -> int | None:
     """Ruling 10: the Strategist chooses (None: still to choose), else the Thief, else the strongest card."""
     if strategist is not None:
         return None
     if thief is not None:
         return thief
-    return order_seats[0]
+    return winners[0]
 
 
-def card_strength(rank: int, cooks: int) -> int:
-    """Ruling 5: a card's strength is its rank plus the Cooks lying out before its player (a flag: 0)."""
-    return 0 if rank == 0 else rank + cooks
-
-
-def team_strengths(plays: list[dict[str, Any]]) -> dict[str, int]:
-    """Ruling 5/6: each colour team's summed strength, and the Peasants' when a 1 was played."""
-    totals: dict[str, int] = {}
-    peasants = peasant_cooks = 0
-    for play in plays:
-        team = TEAM[play["card"]]
-        if team is None:  # a white flag stays out of every team
-            continue
-        totals[team] = totals.get(team, 0) + play["strength"]
-        if RANK[play["card"]] == PEASANT:
-            peasants += 1
-            peasant_cooks += play["strength"] - PEASANT
-    if peasants:
-        totals[PEASANTS] = peasant_strength(peasants, peasant_cooks)
-    return totals
-
-
-def is_member(card: str, team: str) -> bool:
-    """Ruling 6/8: a card is in the winning team by colour, or as a 1 when the Peasants win."""
-    return RANK[card] == PEASANT if team == PEASANTS else TEAM[card] == team
+# The per-card rules above, tabulated: strength by the Cooks lying out (there are four Cooks) and
+# card, membership by winning team and card.
+STRENGTH: tuple[tuple[int, ...], ...] = tuple(
+    per_card(partial(card_strength, cooks=cooks)) for cooks in range(5)
+)
+IS_MEMBER: dict[str, tuple[bool, ...]] = {
+    team: per_card(partial(is_member, team=team)) for team in (*TEAMS, PEASANTS)
+}
 
 
 def score_trick(
-    plays: list[dict[str, Any]], cooks_out: list[int], raid: int, number: int, leader: int
-) -> tuple[dict[str, Any], list[list[Any]]]:
-    """Reveal and evaluate a complete trick: the scored trick (wire.ScoredTrick) and the own cards.
+    plays: list[Play], cooks: list[int], raid: int, number: int, leader: int
+) -> tuple[ScoredTrick, list[int], list[list[int]]]:
+    """Reveal and evaluate a complete trick (`cooks`: how many Cooks lie out before each seat).
 
-    Each play of the trick gains its `strength`.  The own cards are [seat, card] pairs in pick order.
+    Returns the scored trick in its wire form (every card revealed), the loot in play order and
+    the winners' own cards as [seat, card] pairs in pick order.
     """
+    strengths: list[int] = []
     for play in plays:
-        play["strength"] = card_strength(RANK[play["card"]], cooks_out[play["seat"]])
-    totals = team_strengths(plays)
-    team = winning_team(plays, totals)
-    members = [play for play in plays if is_member(play["card"], team)]
-    loot = [play["card"] for play in plays if not is_member(play["card"], team)]
-    thief = next((play["seat"] for play in members if RANK[play["card"]] == THIEF), None)
-    strategist = next((play["seat"] for play in members if RANK[play["card"]] == STRATEGIST), None)
-    order = loot_order(members, team)
-    order_seats = [play["seat"] for play in order]
-    scored = {
+        strengths.append(STRENGTH[cooks[play["seat"]]][play["card"]])
+    totals = team_strengths(plays, strengths, cooks)
+    team = winning_team(plays, strengths, totals)
+    member = IS_MEMBER[team]
+    scored_plays: list[ScoredPlay] = []
+    members: list[int] = []
+    loot: list[int] = []
+    thief = strategist = None
+    for place, play in enumerate(plays):
+        card = play["card"]
+        scored_plays.append(
+            {
+                "seat": play["seat"],
+                "card": CARD_ID[card],
+                "face_down": play["face_down"],
+                "wish": play["wish"],
+                "strength": strengths[place],
+            }
+        )
+        if member[card]:
+            members.append(place)
+            if RANK_OF[card] == THIEF:
+                thief = play["seat"]
+            elif RANK_OF[card] == STRATEGIST:
+                strategist = play["seat"]
+        else:
+            loot.append(card)
+    own = [[plays[place]["seat"], plays[place]["card"]] for place in loot_order(members, strengths, team)]
+    winners = [seat for seat, _ in own]
+    scored: ScoredTrick = {
         "raid": raid,
         "number": number,
         "leader": leader,
-        "plays": plays,
+        "plays": scored_plays,
         "strengths": totals,
         "winning_team": team,
-        "winners": order_seats,
-        "loot": loot,
+        "winners": winners,
+        "loot": list(map(CARD_ID.__getitem__, loot)),
         "thief": thief,
         "strategist": strategist,
-        "next_leader": next_leader(order_seats, thief, strategist),
+        "next_leader": next_leader(winners, thief, strategist),
     }
-    return scored, [[play["seat"], play["card"]] for play in order]
+    return scored, loot, own
+
+
+def score_plays(plays: list[TrickPlay], cooks: list[int]) -> ScoredTrick:
+    """The trick of `plays` scored as if it were complete, for a bot weighing a card: card ids, hidden
+    cards (None) left out; `cooks` counts the Cooks lying out before each seat."""
+    trick: list[Play] = [
+        {
+            "seat": play["seat"],
+            "card": CARD_NUMBER[play["card"]],
+            "face_down": play["face_down"],
+            "wish": play["wish"],
+        }
+        for play in plays
+        if play["card"] is not None
+    ]
+    return score_trick(trick, cooks, 0, 0, trick[0]["seat"])[0]

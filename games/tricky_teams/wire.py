@@ -79,7 +79,7 @@ class ScoredTrick(TypedDict):
     number: int
     leader: int
     plays: list[ScoredPlay]
-    strengths: dict[str, int]  # team name (and "peasants" when a 1 was played) -> strength
+    strengths: dict[WinningTeam, int]  # team name (and "peasants" when a 1 was played) -> strength
     winning_team: WinningTeam
     winners: list[int]  # seats of the winning team, in the order they choose loot
     loot: list[str]  # every card outside the winning team, flags included

@@ -11,12 +11,11 @@ from hypothesis import strategies as st
 
 from bots.trick_n_trouble_search import remember as tnt_remember
 from bots.trick_n_trouble_search import unseen_cards
-from bots.tricky_teams_search import TrickyTeamsSearch, fast_copy, knowledge, remember, sample_hidden
+from bots.tricky_teams_search import TrickyTeamsSearch, knowledge, remember, sample_hidden
 from games.registry import get_game
 from games.trick_n_trouble.cards import card_table
 from games.trick_n_trouble.determinize import state_from_view as tnt_state_from_view
 from games.trick_n_trouble.determinize import unknown_tasks
-from games.tricky_teams import engine
 from games.tricky_teams.cards import TEAM, full_deck
 from games.tricky_teams.determinize import state_from_view
 
@@ -55,24 +54,32 @@ def test_rule_tricky_teams_deductions_never_contradict_the_deal(seats: int, seed
     view = TT.view(state, me)
     remember(view, memory)
     k = knowledge(view, memory)
+    true_hands = [TT.view(state, seat)["hand"] for seat in range(seats)]
     for seat, teams in k.voids.items():
         if seat != me:
-            assert not any(TEAM[card] in teams for card in state["hands"][seat]), (seat, teams)
-    hidden = Counter(c for s in range(seats) if s != me for c in state["hands"][s] if not c.endswith("-8"))
-    hidden.update(p["card"] for i, p in enumerate(state["trick"]) if i in k.hidden_plays)
+            assert not any(TEAM[card] in teams for card in true_hands[seat]), (seat, teams)
+    hidden = Counter(c for s in range(seats) if s != me for c in true_hands[s] if not c.endswith("-8"))
+    # A face-down card shows in its own player's view.
+    hidden.update(
+        TT.view(state, p["seat"])["trick"][i]["card"]
+        for i, p in enumerate(view["trick"])
+        if i in k.hidden_plays
+    )
     assert not hidden - Counter(k.pool)
     hands, face_down = sample_hidden(k, random.Random(seed))
-    assert [len(h) for h in hands] == [len(h) for h in state["hands"]]
-    assert hands[me] == state["hands"][me]
+    assert [len(h) for h in hands] == [len(h) for h in true_hands]
+    assert hands[me] == true_hands[me]
     dealt = Counter(c for h in hands for c in h) + Counter(face_down.values())
     assert not dealt - Counter(full_deck(seats))
     rebuilt = state_from_view(view, hands, face_down)
-    assert engine.legal_moves(rebuilt, me) == view["legal_moves"]
-    copy = fast_copy(rebuilt)
-    while copy["phase"] != "over":  # the rebuilt state plays to the end of the raid
-        seat = copy["turn"]
-        engine.apply(copy, seat, engine.legal_moves(copy, seat)[0])
-    assert copy["raid"] == view["raid"]
+    assert TT.legal_moves(rebuilt, me) == view["legal_moves"]
+    assert TT.view(rebuilt, me)["hand"] == view["hand"]
+    copy = TT.clone(rebuilt)
+    while not TT.is_over(copy):  # the rebuilt state plays to the end of the raid
+        seat = TT.to_move(copy)[0]
+        TT.apply(copy, seat, TT.legal_moves(copy, seat)[0])
+    assert TT.view(copy, None)["raid"] == view["raid"]
+    assert TT.legal_moves(rebuilt, me) == view["legal_moves"]  # the copy played, the original did not
 
 
 @settings(max_examples=30, deadline=None)

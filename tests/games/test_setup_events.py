@@ -19,7 +19,7 @@ def test_setup_events_deal_each_seat_its_own_hand_privately(name: str, seats: in
     assert [e["seat"] for e in dealt] == list(range(seats))
     for event in dealt:
         seat = event["seat"]
-        assert sorted(event["private"]["hand"]) == sorted(state["hands"][seat])
+        assert event["private"]["hand"] == game.view(state, seat)["hand"]
         assert event["private"]["seats"] == [seat]
         for reader in [None, *range(seats)]:
             shown = game.event_view(state, event, reader)
@@ -42,6 +42,7 @@ def test_tricky_teams_setup_events_name_the_red_drummer_and_the_eights() -> None
     state = game.new_game(4, seed=2)
     started = game.setup_events(state)[0]
     assert started["type"] == "raid-started" and started["raid"] == 1
-    assert "red-8" in state["hands"][started["leader"]]
-    assert started["eights"] == [[c for c in hand if c.endswith("-8")] for hand in state["hands"]]
+    hands = [game.view(state, seat)["hand"] for seat in range(4)]
+    assert "red-8" in hands[started["leader"]]
+    assert started["eights"] == [[c for c in hand if c.endswith("-8")] for hand in hands]
     assert redact_event(started, None) == started

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from games.base import GameError
 from games.tricky_teams import GAME
-from games.tricky_teams.cards import RANK, coin_values, full_deck, sort_hand
+from games.tricky_teams.cards import CARD_ID, CARD_NUMBER, RANK, coin_values, full_deck, ids, mask_of
+from tests.games.test_tricky_teams_support import hands, piles, trick_cards
 
 SEATS = st.sampled_from([3, 4, 5, 6])
 SEEDS = st.integers(min_value=0, max_value=2**32)
@@ -23,14 +24,14 @@ def cards_in_play(state: dict[str, Any]) -> Counter[str]:
     """Every card of the current raid wherever it is: hands, trick, loot being handed out, piles, cooks."""
     cards: Counter[str] = Counter()
     for seat in range(state["seats"]):
-        cards.update(state["hands"][seat])
-        cards.update(state["loot"][seat])
-        cards.update(state["cooks"][seat])
-    cards.update(play["card"] for play in state["trick"])
+        cards.update(hands(state)[seat])
+        cards.update(piles(state, "loot")[seat])
+        cards.update(piles(state, "cooks")[seat])
+    cards.update(trick_cards(state))
     pending = state["pending"]
     if pending is not None:
-        cards.update(pending["cards"])
-        cards.update(card for _, card in pending["own"])
+        cards.update(ids(pending["cards"]))
+        cards.update(CARD_ID[card] for _, card in pending["own"])
     return cards
 
 
@@ -98,16 +99,23 @@ def hide_and_shuffle(state: dict[str, Any], seat: int, rng: random.Random) -> di
     Hidden: non-8 cards in other hands and other seats' face-down cards in the current trick.
     """
     other = json.loads(json.dumps(state))
-    slots: list[tuple[list[Any], int | str]] = []
-    for s, hand in enumerate(other["hands"]):
+    held = hands(other)
+    slots: list[tuple[Any, int | str]] = []
+    for s, hand in enumerate(held):
         if s != seat:
             slots += [(hand, i) for i, card in enumerate(hand) if RANK[card] != 8]
-    slots += [(play, "card") for play in other["trick"] if play["face_down"] and play["seat"] != seat]
-    cards = [container[key] for container, key in slots]  # type: ignore[index]
+    for play in other["trick"]:
+        if play["face_down"] and play["seat"] != seat:
+            play["card"] = CARD_ID[play["card"]]
+            slots.append((play, "card"))
+    cards = [container[key] for container, key in slots]
     rng.shuffle(cards)
     for (container, key), card in zip(slots, cards, strict=True):
-        container[key] = card  # type: ignore[index]
-    other["hands"] = [sort_hand(hand) for hand in other["hands"]]
+        container[key] = card
+    other["hands"] = [mask_of(CARD_NUMBER[card] for card in hand) for hand in held]
+    for container, key in slots:
+        if key == "card":
+            container["card"] = CARD_NUMBER[container["card"]]
     return other
 
 
@@ -137,18 +145,18 @@ def test_explicit_partial_deals_play_through(seats: int, seed: int, size: int) -
     rng = random.Random(seed)
     deck = full_deck(seats)
     rng.shuffle(deck)
-    hands = [deck[i * size : (i + 1) * size] for i in range(seats)]
-    deal: dict[str, Any] = {"hands": hands}
-    if not any("red-8" in hand for hand in hands):
+    dealt = [deck[i * size : (i + 1) * size] for i in range(seats)]
+    deal: dict[str, Any] = {"hands": dealt}
+    if not any("red-8" in hand for hand in dealt):
         deal["first_leader"] = rng.randrange(seats)
     state = GAME.new_game(seats, {"raids": 1}, seed=seed, deal=deal)
-    assert [len(hand) for hand in state["hands"]] == [size] * seats
+    assert [len(hand) for hand in hands(state)] == [size] * seats
     while not GAME.is_over(state):
         seat = GAME.to_move(state)[0]
         moves = GAME.legal_moves(state, seat)
         GAME.apply(state, seat, moves[rng.randrange(len(moves))])
     coins = coin_values(state["header"]["options"]["coins"])
-    assert sum(state["coins"][0]) == sum(coins[card] for hand in hands for card in hand)
+    assert sum(state["coins"][0]) == sum(coins[card] for hand in dealt for card in hand)
     assert GAME.replay(state["header"], state["actions"]) == state
 
 

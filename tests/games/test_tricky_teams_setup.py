@@ -10,7 +10,7 @@ import pytest
 from games.base import GameOver, IllegalMove, InvalidDeal, InvalidOptions, MalformedMove, NotYourTurn
 from games.registry import get_game
 from games.tricky_teams import GAME, wire
-from tests.games.test_tricky_teams_support import new, run
+from tests.games.test_tricky_teams_support import hands, new, run
 
 
 def test_registered_under_its_name() -> None:
@@ -25,8 +25,8 @@ def test_registered_under_its_name() -> None:
 def test_deal_sizes_and_flags_only_with_3_and_6(seats: int, size: int, flags: int) -> None:
     """14/10/8/7 cards per hand; the two white flags only with three and six players."""
     state = GAME.new_game(seats, seed=11)
-    assert [len(h) for h in state["hands"]] == [size] * seats
-    cards = Counter(c for h in state["hands"] for c in h)
+    assert [len(h) for h in hands(state)] == [size] * seats
+    cards = Counter(c for h in hands(state) for c in h)
     assert cards["flag-0"] == flags
     assert sum(cards.values()) == 40 + flags
 
@@ -44,7 +44,7 @@ def test_seeded_deals_are_those_of_random_shuffle() -> None:
     so a seed keeps giving the same game (stored games replay)."""
     import random
 
-    from games.tricky_teams.cards import full_deck, hand_size, sort_hand
+    from games.tricky_teams.cards import full_deck, hand_ids, hand_size, sort_hand
     from games.tricky_teams.deal import deal_from_seed
 
     for seats in (3, 4, 5, 6):
@@ -54,7 +54,7 @@ def test_seeded_deals_are_those_of_random_shuffle() -> None:
                 deck = full_deck(seats)
                 random.Random(f"{seed}:{raid}").shuffle(deck)
                 expected = [sort_hand(deck[i * size : (i + 1) * size]) for i in range(seats)]
-                assert deal_from_seed(seats, seed, raid) == expected
+                assert [hand_ids(hand) for hand in deal_from_seed(seats, seed, raid)] == expected
 
 
 def test_ruling_1_red_drummer_leads_every_raid() -> None:
@@ -63,8 +63,8 @@ def test_ruling_1_red_drummer_leads_every_raid() -> None:
     assert state["turn"] == 1
     run(state, ["1 red-8", "2 blue-3", "3 green-2", "0 red-5", "1 take blue-3"])
     assert state["raid"] == 2
-    assert "red-8" in state["hands"][state["turn"]]
-    assert [len(h) for h in state["hands"]] == [10] * 4  # later raids are full deals from the seed
+    assert "red-8" in hands(state)[state["turn"]]
+    assert [len(h) for h in hands(state)] == [10] * 4  # later raids are full deals from the seed
 
 
 def test_first_leader_when_nobody_holds_red_8() -> None:

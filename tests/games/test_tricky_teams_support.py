@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.tricky_teams import GAME
+from games.tricky_teams.cards import CARD_ID, hand_ids, ids
 
 
 def new(
@@ -20,6 +21,21 @@ def new(
     if first_leader is not None and not any("red-8" in hand for hand in hands):
         deal["first_leader"] = first_leader
     return GAME.new_game(len(hands), {"raids": raids, **options}, seed=7, deal=deal)
+
+
+def hands(state: dict[str, Any]) -> list[list[str]]:
+    """Every seat's hand as card ids in hand order (the state keeps each hand as a set of numbers)."""
+    return [hand_ids(hand) for hand in state["hands"]]
+
+
+def piles(state: dict[str, Any], key: str) -> list[list[str]]:
+    """Every seat's loot pile (`loot`) or Cooks lying out (`cooks`) as card ids, in the order taken."""
+    return [ids(cards) for cards in state[key]]
+
+
+def trick_cards(state: dict[str, Any]) -> list[str]:
+    """The cards of the current trick as card ids, face-down ones included."""
+    return [CARD_ID[play["card"]] for play in state["trick"]]
 
 
 def parse(text: str) -> tuple[int, dict[str, Any]]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from games.tricky_teams import GAME
-from tests.games.test_tricky_teams_support import new, of_type, pad, run
+from tests.games.test_tricky_teams_support import new, of_type, pad, piles, run
 
 STATE_KEYS = {"phase", "turn", "leader", "piles", "cooks", "scores"}
 
@@ -317,9 +317,9 @@ def _check(state: dict[str, Any], expected: dict[str, Any]) -> None:
     last = state["last_trick"]
     for key, want in expected.items():
         if key == "piles":
-            assert {s: sorted(state["loot"][s]) for s in want} == want
+            assert {s: sorted(piles(state, "loot")[s]) for s in want} == want
         elif key == "cooks":
-            assert {s: state["cooks"][s] for s in want} == want
+            assert {s: piles(state, "cooks")[s] for s in want} == want
         elif key == "scores":
             assert GAME.result(state)["scores"] == want
         elif key in STATE_KEYS:

@@ -1,0 +1,107 @@
+"""The Tricky Teams search bot's playouts: played on clones with the search API, valued by their events."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bots.tricky_teams_search import (
+    TrickyTeamsSearch,
+    candidates,
+    knowledge,
+    playout,
+    remember,
+    sample_hidden,
+)
+from games.registry import get_game
+from games.tricky_teams.cards import coin_values
+from games.tricky_teams.determinize import state_from_view
+from tests.bots.test_search_knowledge import _tt_position
+
+TT = get_game("tricky-teams")
+
+
+def _root(seats: int, seed: int, steps: int) -> tuple[dict[str, Any], dict[str, Any], int] | None:
+    """A sampled game for the deciding seat of a random position (None: no play decision there)."""
+    state, me, memory = _tt_position(seats, seed, steps)
+    if TT.is_over(state):
+        return None
+    view = TT.view(state, me)
+    if view["legal_moves"][0]["type"] != "play":
+        return None
+    remember(view, memory)
+    hands, face_down = sample_hidden(knowledge(view, memory), random.Random(seed))
+    return view, state_from_view(view, hands, face_down), me
+
+
+@settings(max_examples=30, deadline=None)
+@given(seats=st.sampled_from([3, 4, 5, 6]), seed=st.integers(0, 10**6), steps=st.integers(0, 60))
+def test_rule_a_playout_to_the_raid_end_values_the_coins_won_in_it(seats: int, seed: int, steps: int) -> None:
+    """Property: played to the end of the raid, a playout's value is the seat's coins won from the
+    candidate move on minus the others' mean: the raid's coins less the Cooks already lying out."""
+    found = _root(seats, seed, steps)
+    if found is None:
+        return
+    view, root, me = found
+    value = coin_values(view["options"]["coins"])
+    for move in candidates(view, view["legal_moves"]):
+        state = TT.clone(root)
+        events = TT.apply_unchecked(state, me, move)
+        got = playout(state, seats, me, events, random.Random(seed), 99, value)
+        assert TT.is_over(state)
+        won = [
+            score - sum(value[card] for card in player["cooks"])
+            for score, player in zip(TT.result(state)["scores"], view["players"], strict=True)
+        ]
+        assert got == pytest.approx(won[me] - (sum(won) - won[me]) / (seats - 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seats=st.sampled_from([3, 4, 5, 6]),
+    seed=st.integers(0, 10**6),
+    steps=st.integers(0, 60),
+    horizon=st.integers(0, 3),
+)
+def test_rule_a_playout_stops_when_the_trick_after_its_horizon_starts(
+    seats: int, seed: int, steps: int, horizon: int
+) -> None:
+    """Property: a playout plays the candidate's trick and `horizon` more to the end (loot handed
+    out), and stops as the next one starts -- or at the end of the raid; the root is left alone."""
+    found = _root(seats, seed, steps)
+    if found is None:
+        return
+    view, root, me = found
+    before = TT.view(root, me)
+    value = coin_values(view["options"]["coins"])
+    for move in candidates(view, view["legal_moves"]):
+        state = TT.clone(root)
+        events = TT.apply_unchecked(state, me, move)
+        start = TT.view(state, None)["trick_number"]  # after the candidate: its trick, or the next
+        playout(state, seats, me, events, random.Random(seed), horizon, value)
+        if not TT.is_over(state):
+            after = TT.view(state, None)
+            assert after["trick_number"] == start + horizon + 1
+            assert after["trick"] == [] and after["decision"] == "play"
+    assert TT.view(root, me) == before
+
+
+def test_search_is_reproducible_and_plays_a_listed_move() -> None:
+    """The same request gets the same answer; the answer is one of the legal moves."""
+    state, me, memory = _tt_position(4, 12, 9)
+    view = TT.view(state, me)
+    message = {
+        "match_id": "m",
+        "seat": me,
+        "view": view,
+        "legal_moves": view["legal_moves"],
+        "deadline_ms": 50,
+    }
+    search = TrickyTeamsSearch(samples=6, cap_s=3600.0)
+    first = search(message, dict(memory))
+    assert first in view["legal_moves"]
+    assert search(message, dict(memory)) == first
