@@ -11,8 +11,9 @@ Conventions shared by all games:
   values (dicts that refuse changes), shared between calls, and may return shared ``FrozenDict``
   events and action-list entries the same way: ``copy()`` one to change it; the list itself is
   always the caller's own;
-- ``apply`` mutates the state in place (cheap for playouts) and returns the events it
-  produced; callers wanting to keep the old state deep-copy it first (it is plain JSON data);
+- ``apply`` mutates the state in place and returns the events it produced; callers wanting to
+  keep the old state ``clone`` it first (search) or deep-copy it (it is plain JSON data);
+  ``apply_unchecked`` is ``apply`` without parsing and checks, for moves ``legal_moves`` listed;
   events are read-only: they may share parts with the state (a trick's summary, a raid's coins),
   so a caller that wants to change one deep-copies it;
 - an event is a JSON object with ``"type"``; anything a seat may not see goes under
@@ -200,6 +201,17 @@ class Game(Protocol):
 
     def event_view(self, state: State, event: Event, seat: int | None) -> Event:
         """An event of this game as `seat` may read it now (the view rules applied to the log)."""
+        ...
+
+    # The search API (python-chess's `push` beside the checked `push_uci`).
+
+    def clone(self, state: State) -> State:
+        """An independent copy of `state` for search: moves applied to one leave the other alone."""
+        ...
+
+    def apply_unchecked(self, state: State, seat: int, move: Move) -> list[Event]:
+        """`apply` for a move that `legal_moves` listed for `seat` (that very value): no parsing and no
+        checks; the same state afterwards and the same events."""
         ...
 
 
