@@ -15,7 +15,7 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from api import bots_api, bounds, context, games_api, ops, tournaments_api, web
+from api import bots_api, bounds, context, games_api, limits, ops, tournaments_api, web
 from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
@@ -33,6 +33,10 @@ DEFAULTS: dict[str, Any] = {
     "TRICKARENA_SSE_MAX_SECONDS": 60,  # an event stream never holds a worker longer than this
     # A move without If-Match equal to the seat's own latest move within this many ms: 409 duplicate_move.
     "TRICKARENA_DUPLICATE_WINDOW_MS": 2000,
+    # Rate limits (api/limits.py): per client address, per credential; "off" turns them off.
+    "TRICKARENA_RATE_LIMITS": limits.DEFAULT_ADDRESS_LIMITS,
+    "TRICKARENA_KEY_RATE_LIMITS": limits.DEFAULT_KEY_LIMITS,
+    "TRICKARENA_TRUSTED_PROXIES": 0,  # proxies in front whose X-Forwarded-For is believed
 }
 
 
@@ -42,10 +46,21 @@ class GameIdConverter(BaseConverter):
     regex = GAME_ID_PATTERN.strip("^$")
 
 
+DEFAULT_ERROR = "DefaultError"
+DEFAULT_ERROR_TEXT = (
+    "Any other error, as an `Error` with a machine-readable `code`. Every operation may answer "
+    "422 `json_too_deep` or `number_out_of_range` (bounded input), 429 `rate_limited` (over a rate "
+    "limit per client address or per credential; `Retry-After` says when to retry) and 503 "
+    "`storage_unavailable` (`Retry-After: 1`). Limits: docs/operations.md."
+)
+
+
 class TrickArenaApi(Api):
     """flask-smorest's Api with the platform's error body (`code`, `message`, `details`)."""
 
     ERROR_SCHEMA = ErrorSchema
+    # Every operation's `default` answer: the component registered by `create_app` (with Retry-After).
+    DEFAULT_ERROR_RESPONSE_NAME = DEFAULT_ERROR
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         """Render every HTTP error (routing, size, webargs validation) as the standard error JSON."""
@@ -54,10 +69,15 @@ class TrickArenaApi(Api):
 
 def _config_from_env() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("REDIS_URL", "TRICKARENA_KEY_PREFIX"):
+    for key in ("REDIS_URL", "TRICKARENA_KEY_PREFIX", "TRICKARENA_RATE_LIMITS", "TRICKARENA_KEY_RATE_LIMITS"):
         if os.environ.get(key):
             out[key] = os.environ[key]
-    for key in ("TRICKARENA_FINISHED_TTL", "TRICKARENA_SSE_MAX_SECONDS", "TRICKARENA_DUPLICATE_WINDOW_MS"):
+    for key in (
+        "TRICKARENA_FINISHED_TTL",
+        "TRICKARENA_SSE_MAX_SECONDS",
+        "TRICKARENA_DUPLICATE_WINDOW_MS",
+        "TRICKARENA_TRUSTED_PROXIES",
+    ):
         if os.environ.get(key):
             out[key] = int(os.environ[key])
     if os.environ.get("TRICKARENA_MAX_BODY"):
@@ -87,11 +107,25 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.url_map.converters["game_id"] = GameIdConverter
 
     context.install(app, context.build_context(app.config))
+    limits.init_app(app)  # rate limits first: a refused request costs no more than its count
     bounds.init_app(app)  # every body checked (depth, 64-bit numbers, unbounded options) before any view
 
     api = TrickArenaApi(app)
     api.register_converter(GameIdConverter, lambda _converter: {"type": "string", "pattern": GAME_ID_PATTERN})
     register_components(api.spec)
+    api.spec.components.response(
+        DEFAULT_ERROR,
+        {
+            "description": DEFAULT_ERROR_TEXT,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            "headers": {
+                "Retry-After": {
+                    "description": "Seconds to wait before retrying (with 429 and 503).",
+                    "schema": {"type": "integer", "minimum": 1},
+                }
+            },
+        },
+    )
     api.spec.components.security_scheme(
         "seatToken",
         {

@@ -25,6 +25,9 @@ def _code_name(error: HTTPException) -> str:
 
 def http_error_response(error: HTTPException) -> Response:
     """The JSON error response for a werkzeug/webargs HTTP exception, keeping its headers (e.g. Allow)."""
+    ready = getattr(error, "response", None)
+    if isinstance(ready, Response):
+        return ready  # built with the error body already (a rate limit's 429: api.limits.rate_limited)
     status = error.code or 500
     data = getattr(error, "data", None) or {}
     body: dict[str, Any] = {"code": _code_name(error), "message": error.description or error.name}

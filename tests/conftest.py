@@ -16,6 +16,9 @@ from core.redis_server import RedisHandle, ensure_redis
 
 # Our own database number on a shared server; keys are further namespaced per session.
 TEST_DB = int(os.environ.get("TRICKARENA_TEST_DB", "13"))
+# Rate limits off for every app the suite builds (tests fire requests far faster than a client may);
+# tests/api/test_rate_limits.py turns them on in its own apps' configuration.
+os.environ.setdefault("TRICKARENA_RATE_LIMITS", "off")
 
 
 @pytest.fixture(scope="session")
