@@ -1,25 +1,28 @@
-"""Harness benchmark: a Tricky Teams tournament of the bundled random bots over HTTP, 1 vs 2 workers.
+"""Harness benchmark: Tricky Teams tournaments of bundled bots over HTTP, by bot delay and workers.
 
-    .venv/bin/python bench/harness_bench.py [--deals 6] [--runs 3] [--cpu-policy batch|normal]
-        [--redis-url URL]
+    .venv/bin/python bench/harness_bench.py [--bot-delay-ms 0,20,100] [--workers 1,2] [--runs 3]
+        [--max-in-flight N] [--matches-per-slot 4] [--min-matches 8] [--bots 4]
+        [--cpu-policy batch|normal] [--redis-url URL] [--json FILE]
 
-Every bot is its own process (`python -m bots.serve random`, submitted through the bots
-registry like createBot does); every worker is `trickarena worker` with the given
-`--cpu-policy` (batch, the worker's default, or normal). For each worker count the same
-tournament (same seed) is run `--runs` times and the medians are printed:
+Every bot is its own process: the bundled `random` bot served by the bot SDK (`bots.sdk.BotServer`)
+behind a wrapper that sleeps `--bot-delay-ms` before answering each `/move` (this script run
+with `--serve-bot`), submitted through the bots registry like createBot does. Every worker is a
+real `trickarena worker` process (`--no-scheduler`, the given `--cpu-policy`, and
+`--max-in-flight` when given: without it the worker's default applies, and an older worker
+without the option can be measured too). The API is not involved: workers talk to Redis and the
+bots only. For each delay, run and worker count, a fresh tournament (full Tricky Teams games,
+4 seats, 2 s deadline) of `max(min-matches, matches-per-slot x workers x in-flight)` matches is
+played to the end, the workers started first. Reported per run, and as medians and ranges:
 
-- matches/min and bot decisions/s, from the tournament's first match start to its finish;
-- the harness's own time per decision: a match's wall time minus the time spent waiting on
-  the bots (HTTP calls included), over its decisions -- engine, Redis writes, WAL, leases;
-- the harness's CPU time per decision (the work-horse's process time), with and without the
-  CPU spent inside the bot calls (the HTTP client, signing, JSON of the message): the same
-  cost without the waiting that a loaded machine adds to wall time;
-- the bots' CPU per decision (all bot processes, from /proc): with the worker's CPU it is what
-  one decision costs the machine, which bounds how far more workers can scale on few cores;
-- the machine's own 2-process scaling, measured right before and right after every run pair
-  (their mean): how much more work two CPU-bound processes get done at once than one (2.0 on
-  two idle cores). It is the ceiling of the 2-worker speedup in that moment, so the speedup is
-  also given as a fraction of it.
+- **matches/min** and **decisions/s**, from the tournament's start to its finish;
+- **in flight**: matches running at once (RQ's started-job registry, sampled every 0.25 s), mean;
+- **achieved/ideal**: what the workers did against what they could do if never idle. A worker
+  process runs Python, so it can keep at most one core busy; "ideal" is its matches/min with
+  that core always busy at the CPU cost per match it showed, so the ratio is the worker's CPU
+  seconds per second (its own, its threads' and reaped children's, from /proc), per worker;
+- the worker's CPU per decision (everything: RQ, heartbeats, engine, Redis and HTTP clients)
+  and the matches' own CPU per decision (their threads: the runner's work);
+- the load average before and after.
 
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
 """
@@ -28,9 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,70 +48,154 @@ from rq import Queue, Worker
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.procfs import cpu_seconds  # noqa: E402
 from core.redis_server import ensure_redis  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 from harness.tournaments import create_tournament, get_tournament  # noqa: E402
 
 GAMES = ["tricky-teams", "trick-n-trouble"]
+DEFAULT_IN_FLIGHT = 64  # the worker's default (harness.jobs.DEFAULT_MAX_IN_FLIGHT)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+# -- the delayed bot (this script with --serve-bot) ------------------------------------------------
+def serve_delayed_bot(name: str, delay_ms: float) -> int:
+    """Serve bundled bot `name`, each /move answered after `delay_ms`, on a free loopback port.
 
-
-def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> bool:
-    """True once something listens on `port`; False if `proc` exits first or the time runs out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
-def _serve_bot(port: int, secret: str | None) -> subprocess.Popen[bytes] | None:
-    """A random bot serving on `port`, or None (stopped) if it does not come up there."""
-    args = [sys.executable, "-m", "bots.serve", "random", "--port", str(port)]
-    if secret:
-        args += ["--secret", secret]
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if _wait_port(port, proc):
-        return proc
-    proc.kill()
-    proc.wait(timeout=10)
-    return None
-
-
-def start_bots(ctx: HarnessContext, count: int, tag: str, procs: list[subprocess.Popen[bytes]]) -> list[str]:
-    """Serve and submit `count` random bots (their processes appended to `procs`); their ids.
-
-    Each bot is served unsigned, submitted, then restarted with its signing secret on the same
-    port. A free port can be taken by another socket in between (any outgoing connection may get
-    it as its local port), so a bot that does not come up is tried again on a new port.
+    Prints the port, then reads the signing secret from stdin (the registry issues it only after
+    probing `GET /`, which needs no secret) and serves signed requests until stdin closes.
     """
-    ids = []
+    from bots.bundled import make_bot
+    from bots.sdk import Bot, BotServer
+
+    inner = make_bot(name)
+
+    class Delayed(Bot):
+        def info(self) -> dict[str, Any]:
+            return inner.info()
+
+        def start(self, message: dict[str, Any]) -> None:
+            inner.start(message)
+
+        def move(self, message: dict[str, Any]) -> dict[str, Any]:
+            time.sleep(delay_ms / 1000)
+            return inner.move(message)
+
+        def end(self, message: dict[str, Any]) -> None:
+            inner.end(message)
+
+    server = BotServer(Delayed(), None).start()
+    print(server.port, flush=True)
+    secret = sys.stdin.readline().strip()
+    server.server.endpoint.secret = secret or None
+    print("signed", flush=True)
+    sys.stdin.read()  # until the bench closes our stdin (or ends us)
+    server.stop()
+    return 0
+
+
+class BotProc:
+    """One delayed bot process."""
+
+    def __init__(self, delay_ms: float) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--serve-bot",
+                "random",
+                "--delay-ms",
+                str(delay_ms),
+            ],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.url = f"http://127.0.0.1:{int(self.proc.stdout.readline())}"
+
+    def sign(self, secret: str) -> None:
+        """Hand the bot its signing secret (it then checks every request)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(secret + "\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "signed"
+
+    def stop(self) -> None:
+        """Close its stdin, then make sure it is gone."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+def start_bots(ctx: HarnessContext, count: int, delay_ms: float, tag: str) -> tuple[list[str], list[BotProc]]:
+    """`count` delayed random bots, served and submitted; (their ids, their processes)."""
+    ids, procs = [], []
     for i in range(count):
-        for attempt in range(5):
-            port = _free_port()
-            probe = _serve_bot(port, None)
-            if probe is None:
-                continue
-            created = ctx.bots.create(f"bench-random{i}-{tag}-{attempt}", f"http://127.0.0.1:{port}", GAMES)
-            probe.terminate()
-            probe.wait(timeout=10)
-            proc = _serve_bot(port, created.secret)
-            if proc is not None:
-                procs.append(proc)
-                ids.append(created.bot.id)
-                break
-        else:
-            raise RuntimeError(f"bot {i} did not come up on any of 5 ports")
-    return ids
+        bot = BotProc(delay_ms)
+        procs.append(bot)
+        created = ctx.bots.create(f"bench-random{i}-{delay_ms:g}ms-{tag}", bot.url, GAMES)
+        bot.sign(created.secret)
+        ids.append(created.bot.id)
+    return ids, procs
+
+
+# -- measuring -------------------------------------------------------------------------------------
+def worker_cpu_seconds(pid: int) -> float:
+    """CPU seconds of a worker: its own (every thread), its reaped children's and its live ones'."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    total = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as fh:
+            for child in fh.read().split():
+                try:
+                    total += worker_cpu_seconds(int(child))
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
+    return total
+
+
+def start_workers(
+    ctx: HarnessContext, url: str, count: int, cpu_policy: str, max_in_flight: int | None
+) -> list[subprocess.Popen[bytes]]:
+    """`count` `trickarena worker` processes, returned once all of them listen on the queue."""
+    args = [sys.executable, "-m", "harness.cli", "worker", "--redis-url", url, "--prefix", ctx.store.prefix]
+    args += [
+        "--queue",
+        ctx.queue_name,
+        "--log-level",
+        "WARNING",
+        "--no-scheduler",
+        "--cpu-policy",
+        cpu_policy,
+    ]
+    if max_in_flight is not None:
+        args += ["--max-in-flight", str(max_in_flight)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True) for _ in range(count)]
+    queue = Queue(ctx.queue_name, connection=ctx.store.client)
+    deadline = time.monotonic() + 60
+    while len(Worker.all(queue=queue)) < count:
+        if time.monotonic() > deadline or any(proc.poll() is not None for proc in procs):
+            raise RuntimeError("the workers did not come up")
+        time.sleep(0.05)
+    return procs
+
+
+def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM (warm stop), then SIGKILL to the group of any that is still there after 30 s."""
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
 
 
 def run_once(
@@ -116,116 +203,51 @@ def run_once(
     url: str,
     ids: list[str],
     workers: int,
-    deals: int,
+    matches: int,
     seed: int,
-    bot_pids: list[int],
-    cpu_policy: str = "batch",
+    args: argparse.Namespace,
 ) -> dict[str, float]:
-    """One tournament with `workers` worker processes; its figures.
-
-    The workers are started first and the tournament is created once all of them wait on the
-    queue, as in operation: otherwise the interpreter start-up of whichever worker comes up last
-    (0.02-0.15 s seen) would count as a worker short in the 2-worker figure.
-    """
-    bot_cpu_before = sum(cpu_seconds(pid) for pid in bot_pids)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "harness.cli",
-                "worker",
-                "--redis-url",
-                url,
-                "--prefix",
-                ctx.store.prefix,
-                "--queue",
-                ctx.queue_name,
-                "--log-level",
-                "WARNING",
-                "--no-scheduler",
-                "--cpu-policy",
-                cpu_policy,
-            ],
-            cwd=ROOT,
-            env=env,
-            start_new_session=True,
-        )
-        for _ in range(workers)
-    ]
+    """One tournament of `matches` matches on `workers` fresh worker processes; its figures."""
+    procs = start_workers(ctx, url, workers, args.cpu_policy, args.max_in_flight)
+    queue = Queue(ctx.queue_name, connection=ctx.store.client)
+    load_before = os.getloadavg()[0]
     try:
-        queue = Queue(ctx.queue_name, connection=ctx.store.client)
-        deadline = time.monotonic() + 60
-        while len(Worker.all(queue=queue)) < workers:
-            if time.monotonic() > deadline or any(proc.poll() is not None for proc in procs):
-                raise RuntimeError("the workers did not come up")
-            time.sleep(0.05)
+        cpu_before = sum(worker_cpu_seconds(p.pid) for p in procs)
+        per_deal = min(math.comb(len(ids), 4), 60) * 4  # tables (max_tables 60) x 4 rotations
+        deals = math.ceil(matches / per_deal)
         info = create_tournament(
             ctx, "tricky-teams", 4, ids, deals=deals, deadline_ms=2000, time_bank_ms=5000, seed=seed
         )
         tid = info["tournament_id"]
+        in_flight: list[int] = []
         while get_tournament(ctx, tid)["status"] != "finished":
-            time.sleep(0.2)
+            record = ctx.store.tournament(tid)
+            if record is not None and record["status"] == "running":
+                in_flight.append(queue.started_job_registry.count)
+            time.sleep(0.25)
+        cpu_s = sum(worker_cpu_seconds(p.pid) for p in procs) - cpu_before
     finally:
-        for proc in procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            proc.wait(timeout=30)
-    bot_cpu_s = sum(cpu_seconds(pid) for pid in bot_pids) - bot_cpu_before
+        stop_workers(procs)
     record = ctx.store.tournament(tid)
     assert record is not None
     elapsed = float(record["finished_at"]) - float(record["started_at"])
     results = ctx.store.results(tid)
-    decisions = sum(r["timing"]["decisions"] for r in results)
-    harness_s = sum(r["timing"]["wall_s"] - r["timing"]["bot_s"] for r in results)
-    bot_s = sum(r["timing"]["bot_s"] for r in results)
-    cpu_s = sum(r["timing"]["cpu_s"] for r in results)
-    call_cpu_s = sum(r["timing"]["call_cpu_s"] for r in results)
+    decisions = sum(r["decisions"] for r in results)
+    match_cpu_s = sum(r["timing"]["cpu_s"] for r in results)
     return {
         "matches": len(results),
         "seconds": elapsed,
         "matches_per_min": len(results) / elapsed * 60,
         "decisions_per_s": decisions / elapsed,
-        "overhead_ms_per_decision": harness_s / decisions * 1000,
-        "bot_ms_per_decision": bot_s / decisions * 1000,
-        "harness_cpu_ms_per_decision": cpu_s / decisions * 1000,
-        "harness_cpu_excl_http_client_ms_per_decision": (cpu_s - call_cpu_s) / decisions * 1000,
-        "bot_cpu_ms_per_decision": bot_cpu_s / decisions * 1000,
+        "decisions_per_match": decisions / len(results),
+        "in_flight_mean": statistics.fmean(in_flight) if in_flight else 0.0,
+        "in_flight_max": max(in_flight, default=0),
+        "achieved_over_ideal": cpu_s / elapsed / workers,
+        "worker_cpu_ms_per_decision": cpu_s / decisions * 1000,
+        "match_cpu_ms_per_decision": match_cpu_s / decisions * 1000,
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
     }
-
-
-# A fixed pure-Python workload; the child waits for a common start time, then prints its start and end.
-_SPIN = """
-import sys, time
-start_at = float(sys.argv[1])
-while time.time() < start_at:
-    time.sleep(0.001)
-began = time.time()
-total = 0
-for i in range(8_000_000):
-    total += i * i % 7
-print(began, time.time())
-"""
-
-
-def machine_scaling() -> float:
-    """How much faster this machine does 2 CPU-bound processes' work at once than 1's, right now.
-
-    The ceiling for 2 workers over 1 (a worker, its bots and Redis are CPU-bound processes): 2.0
-    on two idle cores, less when the cores are shared with other tenants or each other.
-    """
-
-    def spans(count: int) -> float:
-        start_at = time.time() + 0.3  # after every child has started its interpreter
-        children = [
-            subprocess.Popen([sys.executable, "-c", _SPIN, str(start_at)], stdout=subprocess.PIPE, text=True)
-            for _ in range(count)
-        ]
-        stamps = [tuple(map(float, child.communicate()[0].split())) for child in children]
-        return max(end for _, end in stamps) - min(began for began, _ in stamps)
-
-    return 2 * spans(1) / spans(2)
 
 
 def cleanup(client: redis.Redis, prefix: str, queue: str) -> None:
@@ -239,26 +261,37 @@ def cleanup(client: redis.Redis, prefix: str, queue: str) -> None:
         client.delete(*doomed[start : start + 500])
 
 
-def tear_down(bot_procs: list[subprocess.Popen[bytes]], ctx: HarnessContext, queue: str, handle: Any) -> None:
-    """Stop the run's bots, delete its keys and queue, stop Redis if the run started it."""
-    for proc in bot_procs:
-        proc.terminate()
-        proc.wait(timeout=10)
-    cleanup(ctx.store.client, ctx.store.prefix, queue)
-    handle.stop()
+def summarise(figures: list[dict[str, float]]) -> dict[str, Any]:
+    """Median and range of every figure over the runs."""
+    return {
+        key: {
+            "median": statistics.median(f[key] for f in figures),
+            "range": [min(f[key] for f in figures), max(f[key] for f in figures)],
+        }
+        for key in figures[0]
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print a JSON summary (medians) plus every run."""
+    """Run the benchmark; print every run as a JSON line, then the summary."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--deals", type=int, default=6)
+    parser.add_argument("--bot-delay-ms", default="0,20,100", help="comma-separated bot delays (ms)")
+    parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--max-in-flight", type=int, default=None, help="the workers' --max-in-flight")
+    parser.add_argument("--matches-per-slot", type=float, default=4.0)
+    parser.add_argument("--min-matches", type=int, default=8)
     parser.add_argument("--bots", type=int, default=4)
     parser.add_argument("--redis-url", default=None)
-    parser.add_argument(
-        "--cpu-policy", choices=("batch", "normal"), default="batch", help="the workers' --cpu-policy"
-    )
+    parser.add_argument("--cpu-policy", choices=("batch", "normal"), default="batch")
+    parser.add_argument("--json", default=None, help="also write the summary and every run to this file")
+    parser.add_argument("--serve-bot", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve_bot:
+        return serve_delayed_bot(args.serve_bot, args.delay_ms)
+    delays = [float(d) for d in args.bot_delay_ms.split(",")]
+    worker_counts = [int(w) for w in args.workers.split(",")]
     # SIGTERM unwinds like Ctrl-C, so the bots, workers and keys of the run are always cleaned up.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     handle = ensure_redis(args.redis_url)
@@ -266,51 +299,35 @@ def main(argv: list[str] | None = None) -> int:
     tag = uuid.uuid4().hex[:8]
     prefix, queue = f"ta-bench:{tag}:", f"ta-bench-{tag}"
     ctx = HarnessContext.build(url, prefix, queue)
-    load_at_start = os.getloadavg()
-    bot_procs: list[subprocess.Popen[bytes]] = []
-    runs: dict[int, list[dict[str, float]]] = {1: [], 2: []}
-    scaling: list[float] = []
+    slots = args.max_in_flight or DEFAULT_IN_FLIGHT
+    runs: dict[str, list[dict[str, float]]] = {}
     try:
-        ids = start_bots(ctx, args.bots, tag, bot_procs)
-        for run in range(args.runs):
-            before = machine_scaling()
-            for workers in (1, 2):
-                figures = run_once(
-                    ctx,
-                    url,
-                    ids,
-                    workers,
-                    args.deals,
-                    seed=run + 1,
-                    bot_pids=[p.pid for p in bot_procs],
-                    cpu_policy=args.cpu_policy,
-                )
-                runs[workers].append(figures)
-                print(json.dumps({"workers": workers, "run": run, **figures}), flush=True)
-            # The machine's scaling moves within seconds: bracket the pair and take the mean.
-            after = machine_scaling()
-            scaling.append((before + after) / 2)
-            print(json.dumps({"run": run, "machine_2_process_scaling": [before, after]}), flush=True)
+        for delay in delays:
+            ids, bots = start_bots(ctx, args.bots, delay, tag)
+            try:
+                for run in range(args.runs):
+                    for workers in worker_counts:
+                        matches = max(args.min_matches, math.ceil(args.matches_per_slot * workers * slots))
+                        figures = run_once(ctx, url, ids, workers, matches, seed=run + 1, args=args)
+                        runs.setdefault(f"{delay:g}ms_{workers}w", []).append(figures)
+                        print(
+                            json.dumps({"bot_delay_ms": delay, "workers": workers, "run": run, **figures}),
+                            flush=True,
+                        )
+            finally:
+                for bot in bots:
+                    bot.stop()
     finally:
-        tear_down(bot_procs, ctx, queue, handle)
-    summary: dict[str, Any] = {}
-    for workers, figures in runs.items():
-        summary[f"{workers}_worker"] = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
-    one, two = summary["1_worker"], summary["2_worker"]
-    summary["speedup_2_vs_1"] = two["matches_per_min"] / one["matches_per_min"]
-    # Each 2-worker run follows its 1-worker run: their ratio sees the same background load.
-    pairs = [b["matches_per_min"] / a["matches_per_min"] for a, b in zip(runs[1], runs[2], strict=True)]
-    summary["speedup_2_vs_1_per_run"] = pairs
-    summary["speedup_2_vs_1_median_of_runs"] = statistics.median(pairs)
-    summary["machine_2_process_scaling_per_run"] = scaling
-    summary["machine_2_process_scaling"] = statistics.median(scaling)
-    summary["speedup_vs_machine_scaling"] = statistics.median(
-        p / m for p, m in zip(pairs, scaling, strict=True)
-    )
-    summary["cpu_policy"] = args.cpu_policy
-    summary["load_average_at_end"] = os.getloadavg()
-    summary["load_average_at_start"] = load_at_start
+        cleanup(ctx.store.client, prefix, queue)
+        handle.stop()
+    summary = {
+        "max_in_flight": args.max_in_flight,
+        "cpu_policy": args.cpu_policy,
+        "results": {key: summarise(figures) for key, figures in runs.items()},
+    }
     print(json.dumps(summary, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"summary": summary, "runs": runs}, indent=2))
     return 0
 
 
