@@ -19,9 +19,11 @@ from api.context import app_context
 from api.games_api import bearer_token
 from bots.protocol import register_protocol_schemas
 from core import errors
-from core.bot_registry import BotNotFound, BotRegistry
+from core.bot_registry import MAX_PAGE, ROTATABLE, SCAN_BUDGET, STATUSES, BotNotFound, BotRegistry
 
-blp = Blueprint("bots", __name__, description="Bots: submit an HTTP bot, list, read, update, delete.")
+blp = Blueprint(
+    "bots", __name__, description="Bots: submit an HTTP bot, list, read, update, rotate its keys, delete."
+)
 
 BOT_ID_PATTERN = r"^[0-9a-f]{16}$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -153,23 +155,110 @@ class CreatedBotSchema(Schema):
     )
 
 
+class OwnedBotSchema(BotSchema):
+    """A bot as its owner lists it: the public fields and when its key and secret were issued."""
+
+    class Meta:
+        name = "OwnedBot"
+
+    owner_key_issued = fields.Float(
+        metadata={"description": "Unix time the current owner key was issued (creation or rotation)."}
+    )
+    secret_issued = fields.Float(
+        metadata={"description": "Unix time the current signing secret was issued (creation or rotation)."}
+    )
+
+
 class BotListSchema(Schema):
-    """listBots answer."""
+    """listBots answer: one page."""
 
     class Meta:
         name = "BotList"
 
-    bots = fields.List(fields.Nested(BotSchema), required=True)
+    bots = fields.List(
+        fields.Nested(OwnedBotSchema),
+        required=True,
+        metadata={
+            "description": "Oldest first. Listed with an owner key: only that owner's bots, with "
+            "`owner_key_issued` and `secret_issued`; otherwise the public fields only."
+        },
+    )
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Pass as `cursor` for the next page; null: no more bots. A page may hold "
+            f"fewer than `limit` bots (each page reads at most {SCAN_BUDGET} stored bots) and still "
+            "have a next one."
+        },
+    )
 
 
 class ListBotsQuerySchema(Schema):
-    """listBots filters."""
+    """listBots filters and page."""
 
     class Meta:
         name = "ListBotsQuery"
 
-    game = fields.String(validate=validate.Length(min=1, max=64), load_default=None)
-    include_deleted = fields.Boolean(load_default=False)
+    game = fields.String(
+        validate=validate.Length(min=1, max=64),
+        load_default=None,
+        metadata={"description": "Only bots that play this game."},
+    )
+    status = fields.String(
+        validate=validate.OneOf(STATUSES),
+        load_default=None,
+        metadata={"description": "`active` (the default), `deleted` or `any`."},
+    )
+    include_deleted = fields.Boolean(
+        load_default=False, metadata={"description": "Same as `status=any` (when `status` is not given)."}
+    )
+    limit = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_PAGE),
+        load_default=50,
+        metadata={"description": f"Bots per page, at most {MAX_PAGE}."},
+    )
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[0-9]{1,9}$", error="a cursor from a listBots answer"),
+        load_default=None,
+        metadata={"description": "Where to go on: the `next_cursor` of the previous page."},
+    )
+
+
+class RotateKeysSchema(Schema):
+    """rotateBotKeys request: which of the bot's secrets to replace."""
+
+    class Meta:
+        name = "RotateKeys"
+
+    rotate = fields.List(
+        fields.String(validate=validate.OneOf(ROTATABLE)),
+        required=True,
+        validate=validate.Length(min=1, max=2),
+        metadata={
+            "description": "`owner_key`, `secret` or both: each gets a new value, and the old one "
+            "stops working at once.",
+            "uniqueItems": True,
+        },
+    )
+
+
+class RotatedKeysSchema(Schema):
+    """rotateBotKeys answer: the bot and what was rotated (shown only now)."""
+
+    class Meta:
+        name = "RotatedKeys"
+
+    bot = fields.Nested(BotSchema, required=True)
+    owner_key = fields.String(
+        metadata={"description": "The new owner key (when rotated). Shown once; the old one no longer works."}
+    )
+    secret = fields.String(
+        metadata={
+            "description": "The new signing secret (when rotated). Shown once: restart the bot with it. "
+            "Matches already running finish with the secret they started with."
+        }
+    )
 
 
 # --------------------------------------------------------------------------- helpers
@@ -210,13 +299,30 @@ def create_bot(body: dict[str, Any]) -> Response:
 
 
 @blp.route("/bots", methods=["GET"])
-@blp.doc(operationId="listBots", tags=["bots"], summary="Submitted bots (public fields)")
+@blp.doc(
+    operationId="listBots",
+    tags=["bots"],
+    summary="Submitted bots, a page at a time (with an owner key: only that owner's)",
+    security=[{}, {"ownerKey": []}],
+)
 @blp.arguments(ListBotsQuerySchema, location="query")
 @blp.response(200, BotListSchema)
-@documents_errors(422)
+@documents_errors(401, 422)
 def list_bots(query: dict[str, Any]) -> Response:
-    """Every active bot (optionally deleted ones too), optionally only those playing `game`."""
-    return jsonify({"bots": registry().list_bots(query["game"], query["include_deleted"])})
+    """Bots oldest first, filtered by game and status; with `Authorization: Bearer <owner key>` only
+    that owner's bots, with the fields only the owner sees. At most `limit` per page."""
+    status = query["status"] or ("any" if query["include_deleted"] else "active")
+    key = owner_key()
+    found = registry().page(
+        game=query["game"],
+        status=status,
+        owner_key=key,
+        cursor=int(query["cursor"] or 0),
+        limit=query["limit"],
+    )
+    bots = [bot.owner_view() if key is not None else bot.public() for bot in found.bots]
+    cursor = None if found.next_cursor is None else str(found.next_cursor)
+    return jsonify({"bots": bots, "next_cursor": cursor})
 
 
 @blp.route("/bots/<string:bot_id>", methods=["GET"])
@@ -239,6 +345,30 @@ def update_bot(body: dict[str, Any], bot_id: str) -> Response:
         _valid(bot_id), owner_key(), body.get("name"), body.get("url"), body.get("games"), body.get("open")
     )
     return jsonify(bot)
+
+
+@blp.route("/bots/<string:bot_id>/keys", methods=["POST"])
+@blp.doc(
+    operationId="rotateBotKeys",
+    tags=["bots"],
+    summary="Replace a bot's owner key and/or signing secret (owner key)",
+    security=OWNER_AUTH,
+)
+@blp.arguments(RotateKeysSchema)
+@blp.response(200, RotatedKeysSchema)
+@documents_errors(401, 403, 404, 409, 413, 422)
+def rotate_bot_keys(body: dict[str, Any], bot_id: str) -> Response:
+    """Issue a new owner key and/or signing secret; the old ones stop working at once."""
+    which = set(body["rotate"])
+    rotated = registry().rotate(_valid(bot_id), owner_key(), "owner_key" in which, "secret" in which)
+    answer: dict[str, Any] = {"bot": rotated.bot.public()}
+    if rotated.owner_key is not None:
+        answer["owner_key"] = rotated.owner_key
+    if rotated.secret is not None:
+        answer["secret"] = rotated.secret
+    response = jsonify(answer)
+    response.headers["Cache-Control"] = "no-store"  # it holds secrets
+    return response
 
 
 @blp.route("/bots/<string:bot_id>", methods=["DELETE"])
@@ -264,5 +394,10 @@ def register(api: Api, app: Flask) -> None:
         "ownerKey",
         {"type": "http", "scheme": "bearer", "description": "The secret owner key createBot returned."},
     )
-    api.spec.tag({"name": "bots", "description": "Bots: submit an HTTP bot, list, read, update, delete."})
+    api.spec.tag(
+        {
+            "name": "bots",
+            "description": "Bots: submit an HTTP bot, list, read, update, rotate its keys, delete.",
+        }
+    )
     api.register_blueprint(blp)

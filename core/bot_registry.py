@@ -6,11 +6,15 @@ Redis layout, under the same configurable prefix as the games (`GameRepository.p
 - ``bot:<id>`` — a hash: ``id``, ``name``, ``url``, ``games`` (JSON list), ``author`` and
   ``version`` (from the bot's own `GET /`), ``owner`` (SHA-256 of the owner key), ``secret``
   (the signing secret, kept in clear because the harness must sign with it; never returned
-  after creation), ``status`` (``active`` | ``deleted``), ``created``, ``updated``, ``deleted``;
+  after creation), ``status`` (``active`` | ``deleted``), ``created``, ``updated``, ``deleted``,
+  ``owner_key_issued`` and ``secret_issued`` (when the current owner key and secret were issued;
+  absent on bots stored before rotation existed: then ``created``);
 - ``botname:<casefolded name>`` — the id holding that name (names are unique, case-insensitive;
   a deleted bot keeps its name so past results stay unambiguous);
 - ``bots`` — a sorted set of every bot id by creation time (deleted ones included).
-Creation and renaming are single Lua scripts, so two submissions of one name cannot both win.
+Creation and renaming are single Lua scripts, so two submissions of one name cannot both win;
+rotating a key is one compare-and-set on the owner digest, so the old key stops working at once
+and two rotations with the same old key cannot both win.
 """
 
 from __future__ import annotations
@@ -71,6 +75,25 @@ return 1
 """
 
 
+# KEYS: bot hash. ARGV: expected owner digest, then field/value pairs.
+# Returns -1 missing, -2 wrong owner (also: rotated meanwhile), -3 deleted, 1 done.
+_ROTATE_LUA = """
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return -1 end
+if owner ~= ARGV[1] then return -2 end
+if redis.call('HGET', KEYS[1], 'status') == 'deleted' then return -3 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+return 1
+"""
+
+ROTATABLE = ("owner_key", "secret")
+STATUSES = ("active", "deleted", "any")
+MAX_PAGE = 100
+# At most this many stored bots are read to answer one listing page (filters may skip most of
+# them): the answer then carries a cursor to go on from, so no request reads every bot.
+SCAN_BUDGET = 500
+
+
 class BotNotFound(errors.ServiceError):
     """No bot with that id."""
 
@@ -127,10 +150,20 @@ class BotRecord:
     secret: str
     # Open to challenges: anyone may enter it into a tournament (else only with its owner key).
     open: bool = False
+    owner_key_issued: float = 0.0  # when the current owner key was issued (creation or rotation)
+    secret_issued: float = 0.0  # when the current signing secret was issued
 
     def public(self) -> dict[str, Any]:
         """The fields anyone may read."""
         return {name: getattr(self, name) for name in PUBLIC_FIELDS}
+
+    def owner_view(self) -> dict[str, Any]:
+        """The public fields plus what only the owner reads: when its key and secret were issued."""
+        return {
+            **self.public(),
+            "owner_key_issued": self.owner_key_issued,
+            "secret_issued": self.secret_issued,
+        }
 
 
 @dataclass(frozen=True)
@@ -140,6 +173,23 @@ class CreatedBot:
     bot: BotRecord
     owner_key: str
     secret: str
+
+
+@dataclass(frozen=True)
+class RotatedKeys:
+    """What `rotate` hands back once: the record and the new key and/or secret (None: not rotated)."""
+
+    bot: BotRecord
+    owner_key: str | None
+    secret: str | None
+
+
+@dataclass(frozen=True)
+class BotPage:
+    """One page of a listing: the bots, and where the next page starts (None: this was the last)."""
+
+    bots: list[BotRecord]
+    next_cursor: int | None
 
 
 # Refusals about the URL itself keep their own code; everything the remote end did (refused,
@@ -174,6 +224,7 @@ class BotRegistry:
         self.clock = clock
         self._create = client.register_script(_CREATE_LUA)
         self._update = client.register_script(_UPDATE_LUA)
+        self._rotate = client.register_script(_ROTATE_LUA)
 
     # -- keys -------------------------------------------------------------------------
     def key_for(self, kind: str, ident: str = "") -> str:
@@ -235,6 +286,8 @@ class BotRegistry:
             "owner": owner_digest(owner_key),
             "secret": secret,
             "open": "1" if open_to_challenges else "0",
+            "owner_key_issued": repr(now),
+            "secret_issued": repr(now),
         }
         flat = [item for pair in fields.items() for item in pair]
         keys = [self.key_for("bot", bot_id), self.key_for("name", name), self.key_for("index")]
@@ -247,42 +300,91 @@ class BotRegistry:
         raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("bot", bot_id)))
         if not raw:
             raise BotNotFound(f"no bot {bot_id!r}")
-        text = {k.decode(): v.decode() for k, v in raw.items()}
-        return BotRecord(
-            id=text["id"],
-            name=text["name"],
-            url=text["url"],
-            games=json.loads(text["games"]),
-            author=text.get("author", ""),
-            version=text.get("version", ""),
-            status=text["status"],
-            created=float(text["created"]),
-            updated=float(text["updated"]),
-            deleted=float(text["deleted"]) if "deleted" in text else None,
-            owner=text["owner"],
-            secret=text["secret"],
-            open=text.get("open") == "1",
-        )
+        return _parse(raw)
 
     def get(self, bot_id: str) -> dict[str, Any]:
         """Public fields of one bot (deleted bots stay readable, marked deleted)."""
         return self.record(bot_id).public()
 
     def list_bots(self, game: str | None = None, include_deleted: bool = False) -> list[dict[str, Any]]:
-        """Public fields of every bot, oldest first; optionally only those playing `game`."""
-        ids = [i.decode() for i in cast(list[bytes], self.client.zrange(self.key_for("index"), 0, -1))]
-        pipe = self.client.pipeline(transaction=False)
-        for bot_id in ids:
-            pipe.exists(self.key_for("bot", bot_id))
-        present = pipe.execute()
-        out = []
-        for bot_id, exists in zip(ids, present, strict=True):
-            if not exists:
-                continue
-            bot = self.record(bot_id)
-            if (include_deleted or bot.status == "active") and (game is None or game in bot.games):
-                out.append(bot.public())
+        """Public fields of every bot, oldest first; optionally only those playing `game` (every page
+        of `page`: for callers in this process, never for an HTTP answer)."""
+        out: list[dict[str, Any]] = []
+        cursor: int | None = 0
+        while cursor is not None:
+            found = self.page(game=game, status="any" if include_deleted else "active", cursor=cursor)
+            out += [bot.public() for bot in found.bots]
+            cursor = found.next_cursor
         return out
+
+    def page(
+        self,
+        *,
+        game: str | None = None,
+        status: str = "active",
+        owner_key: str | None = None,
+        cursor: int = 0,
+        limit: int = MAX_PAGE,
+    ) -> BotPage:
+        """Up to `limit` (at most `MAX_PAGE`) bots in creation order from position `cursor` of the
+        index, matching every filter given (`game` played, `status` active/deleted/any, owned by
+        `owner_key`); reads at most `SCAN_BUDGET` stored bots, so a page may be short (even empty)
+        and still have a next cursor."""
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}")
+        limit = max(1, min(limit, MAX_PAGE))
+        digest = owner_digest(owner_key) if owner_key is not None else None
+        index = self.key_for("index")
+        found: list[BotRecord] = []
+        position, budget = max(0, cursor), SCAN_BUDGET
+        while budget > 0:
+            ids = cast(list[bytes], self.client.zrange(index, position, position + min(100, budget) - 1))
+            if not ids:
+                return BotPage(found, None)
+            pipe = self.client.pipeline(transaction=False)
+            for bot_id in ids:
+                pipe.hgetall(self.key_for("bot", bot_id.decode()))
+            for raw in pipe.execute():
+                position += 1
+                budget -= 1
+                if not raw:
+                    continue  # a bot whose record is gone (cleaned up by hand)
+                bot = _parse(raw)
+                if (
+                    (status == "any" or bot.status == status)
+                    and (game is None or game in bot.games)
+                    and (digest is None or hmac.compare_digest(bot.owner, digest))
+                ):
+                    found.append(bot)
+                    if len(found) == limit:
+                        break
+            if len(found) == limit:
+                break
+        more = int(self.client.zcard(index)) > position
+        return BotPage(found, position if more else None)
+
+    def rotate(self, bot_id: str, owner_key: str | None, owner: bool, secret: bool) -> RotatedKeys:
+        """Issue a new owner key and/or signing secret (owner only); the old one stops working at once."""
+        bot = self.authorize(bot_id, owner_key)
+        if bot.status == "deleted":
+            raise BotDeleted(f"bot {bot_id!r} was deleted")
+        now = repr(self.clock())
+        new_key = secrets.token_urlsafe(24) if owner else None
+        new_secret = secrets.token_urlsafe(32) if secret else None
+        fields: dict[str, Any] = {"updated": now}
+        if new_key is not None:
+            fields.update(owner=owner_digest(new_key), owner_key_issued=now)
+        if new_secret is not None:
+            fields.update(secret=new_secret, secret_issued=now)
+        flat = [item for pair in fields.items() for item in pair]
+        status = self._rotate(keys=[self.key_for("bot", bot_id)], args=[bot.owner, *flat])
+        if status == -3:
+            raise BotDeleted(f"bot {bot_id!r} was deleted")
+        if status == -2:  # another rotation with the same key won meanwhile
+            raise errors.InvalidToken("that is not this bot's owner key", code="not_owner")
+        if status < 0:
+            raise BotNotFound(f"no bot {bot_id!r}")
+        return RotatedKeys(self.record(bot_id), new_key, new_secret)
 
     def may_enter(self, bot: BotRecord, owner_keys: list[str]) -> bool:
         """Whether a tournament with these owner keys may enter `bot`: it is open, or its key is there."""
@@ -342,3 +444,26 @@ class BotRegistry:
                 self.key_for("bot", bot_id), mapping={"status": "deleted", "deleted": now, "updated": now}
             )
         return self.get(bot_id)
+
+
+def _parse(raw: dict[bytes, bytes]) -> BotRecord:
+    """A stored bot hash as a record."""
+    text = {k.decode(): v.decode() for k, v in raw.items()}
+    created = float(text["created"])
+    return BotRecord(
+        id=text["id"],
+        name=text["name"],
+        url=text["url"],
+        games=json.loads(text["games"]),
+        author=text.get("author", ""),
+        version=text.get("version", ""),
+        status=text["status"],
+        created=created,
+        updated=float(text["updated"]),
+        deleted=float(text["deleted"]) if "deleted" in text else None,
+        owner=text["owner"],
+        secret=text["secret"],
+        open=text.get("open") == "1",
+        owner_key_issued=float(text.get("owner_key_issued", created)),
+        secret_issued=float(text.get("secret_issued", created)),
+    )
