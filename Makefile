@@ -20,9 +20,11 @@ run: $(STAMP)
 test: lint $(CHROMIUM)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# Quick feedback: the checks and the unit tests (no browser, no worker processes).
+# Quick feedback: the checks and the unit tests (no browser, no worker processes, not the golden
+# oracle's thousands of replayed games: `make test` runs those), on two pytest-xdist workers
+# (every test has its own Redis key prefix, so they run side by side).
 test-fast: lint
-	$(PY) -m pytest -q -x tests/games tests/api -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -x -n 2 tests/games tests/api -m "not slow" --ignore=tests/games/golden $(PYTEST_ARGS)
 
 # The browser tests (tests/ops/test_web.py) drive Debian's Chromium through playwright; never a
 # downloaded browser. Without root we can only say what to install (the tests then fail, not skip).
