@@ -3,6 +3,7 @@
     .venv/bin/python bench/harness_bench.py [--bot-delay-ms 0,20,100] [--workers 1,2] [--runs 3]
         [--max-in-flight N] [--matches-per-slot 4] [--min-matches 8] [--bots 4]
         [--cpu-policy batch|normal] [--redis-url URL] [--json FILE]
+        [--baseline-root DIR --baseline-matches 256,12,8]
 
 Every bot is its own process: the bundled `random` bot served by the bot SDK (`bots.sdk.BotServer`)
 behind a wrapper that sleeps `--bot-delay-ms` before answering each `/move` (this script run
@@ -23,6 +24,12 @@ played to the end, the workers started first. Reported per run, and as medians a
 - the worker's CPU per decision (everything: RQ, heartbeats, engine, Redis and HTTP clients)
   and the matches' own CPU per decision (their threads: the runner's work);
 - the load average before and after.
+
+With `--baseline-root DIR` (a checkout of an earlier commit, e.g. `git worktree add DIR <rev>`)
+every run is followed by the same run with the workers started from DIR (its code, this
+script's bots and Redis), playing `--baseline-matches` matches (one count per delay: an old
+worker plays one match at a time, so it needs fewer to fill its time), and the ratio of the two
+matches/min is reported per pair: the same minutes, the same load, so the ratio is the figure.
 
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
 """
@@ -160,9 +167,9 @@ def worker_cpu_seconds(pid: int) -> float:
 
 
 def start_workers(
-    ctx: HarnessContext, url: str, count: int, cpu_policy: str, max_in_flight: int | None
+    ctx: HarnessContext, url: str, count: int, cpu_policy: str, max_in_flight: int | None, root: Path = ROOT
 ) -> list[subprocess.Popen[bytes]]:
-    """`count` `trickarena worker` processes, returned once all of them listen on the queue."""
+    """`count` `trickarena worker` processes of the code at `root`, once all of them listen on the queue."""
     args = [sys.executable, "-m", "harness.cli", "worker", "--redis-url", url, "--prefix", ctx.store.prefix]
     args += [
         "--queue",
@@ -175,8 +182,8 @@ def start_workers(
     ]
     if max_in_flight is not None:
         args += ["--max-in-flight", str(max_in_flight)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True) for _ in range(count)]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    procs = [subprocess.Popen(args, cwd=root, env=env, start_new_session=True) for _ in range(count)]
     queue = Queue(ctx.queue_name, connection=ctx.store.client)
     deadline = time.monotonic() + 60
     while len(Worker.all(queue=queue)) < count:
@@ -206,9 +213,13 @@ def run_once(
     matches: int,
     seed: int,
     args: argparse.Namespace,
+    baseline: bool = False,
 ) -> dict[str, float]:
     """One tournament of `matches` matches on `workers` fresh worker processes; its figures."""
-    procs = start_workers(ctx, url, workers, args.cpu_policy, args.max_in_flight)
+    if baseline:
+        procs = start_workers(ctx, url, workers, args.cpu_policy, None, Path(args.baseline_root))
+    else:
+        procs = start_workers(ctx, url, workers, args.cpu_policy, args.max_in_flight)
     queue = Queue(ctx.queue_name, connection=ctx.store.client)
     load_before = os.getloadavg()[0]
     try:
@@ -285,12 +296,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis-url", default=None)
     parser.add_argument("--cpu-policy", choices=("batch", "normal"), default="batch")
     parser.add_argument("--json", default=None, help="also write the summary and every run to this file")
+    parser.add_argument(
+        "--baseline-root", default=None, help="also run every case with this checkout's workers"
+    )
+    parser.add_argument("--baseline-matches", default="256,12,8", help="baseline matches, one per delay")
     parser.add_argument("--serve-bot", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bot:
         return serve_delayed_bot(args.serve_bot, args.delay_ms)
     delays = [float(d) for d in args.bot_delay_ms.split(",")]
+    baseline_matches = dict(zip(delays, (int(m) for m in args.baseline_matches.split(",")), strict=False))
     worker_counts = [int(w) for w in args.workers.split(",")]
     # SIGTERM unwinds like Ctrl-C, so the bots, workers and keys of the run are always cleaned up.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -309,11 +325,16 @@ def main(argv: list[str] | None = None) -> int:
                     for workers in worker_counts:
                         matches = max(args.min_matches, math.ceil(args.matches_per_slot * workers * slots))
                         figures = run_once(ctx, url, ids, workers, matches, seed=run + 1, args=args)
-                        runs.setdefault(f"{delay:g}ms_{workers}w", []).append(figures)
-                        print(
-                            json.dumps({"bot_delay_ms": delay, "workers": workers, "run": run, **figures}),
-                            flush=True,
-                        )
+                        case = f"{delay:g}ms_{workers}w"
+                        if args.baseline_root:
+                            base = run_once(
+                                ctx, url, ids, workers, baseline_matches[delay], run + 1, args, baseline=True
+                            )
+                            runs.setdefault(case + "_baseline", []).append(base)
+                            print(json.dumps({"case": case + "_baseline", "run": run, **base}), flush=True)
+                            figures["over_baseline"] = figures["matches_per_min"] / base["matches_per_min"]
+                        runs.setdefault(case, []).append(figures)
+                        print(json.dumps({"case": case, "run": run, **figures}), flush=True)
             finally:
                 for bot in bots:
                     bot.stop()
