@@ -272,6 +272,14 @@ def cleanup(client: redis.Redis, prefix: str, queue: str) -> None:
         client.delete(*doomed[start : start + 500])
 
 
+def tear_down(bots: list[BotProc], ctx: HarnessContext, queue: str, handle: Any) -> None:
+    """Stop the run's bots, delete its keys and queue, stop Redis if the run started it."""
+    for bot in bots:
+        bot.stop()
+    cleanup(ctx.store.client, ctx.store.prefix, queue)
+    handle.stop()
+
+
 def summarise(figures: list[dict[str, float]]) -> dict[str, Any]:
     """Median and range of every figure over the runs."""
     return {

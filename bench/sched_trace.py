@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.harness_bench import run_once, start_bots, tear_down  # noqa: E402
+from bench.harness_bench import BotProc, run_once, start_bots, tear_down  # noqa: E402
 from core.redis_server import ensure_redis  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 
@@ -293,21 +293,22 @@ def main(argv: list[str] | None = None) -> int:
     tag = uuid.uuid4().hex[:8]
     prefix, queue = f"ta-bench:{tag}:", f"ta-bench-{tag}"
     ctx = HarnessContext.build(url, prefix, queue)
-    bot_procs: list[subprocess.Popen[bytes]] = []
+    bots: list[BotProc] = []
+    args.max_in_flight = None  # the workers' default
     try:
-        ids = start_bots(ctx, 4, tag, bot_procs)
-        bot_pids = [p.pid for p in bot_procs]
+        ids, bots = start_bots(ctx, 4, 0.0, tag)
+        bot_pids = [bot.proc.pid for bot in bots]
         start_tracing()
         try:
             for workers in (1, 2):
                 mark(f"RUN_START workers={workers} bots={','.join(map(str, bot_pids))}")
-                figures = run_once(ctx, url, ids, workers, args.deals, 1, bot_pids, args.cpu_policy)
+                figures = run_once(ctx, url, ids, workers, args.deals * 4, 1, args)
                 mark(f"RUN_END workers={workers}")
                 print(f"workers={workers}: {figures['matches_per_min']:.1f} matches/min")
         finally:
             text = stop_tracing()
     finally:
-        tear_down(bot_procs, ctx, queue, handle)
+        tear_down(bots, ctx, queue, handle)
     if args.keep:
         args.keep.write_text(text)
     report(Analysis(text.splitlines()).windows())
