@@ -182,7 +182,8 @@ class Edition:
     level; `by_level` lists each level's ids.  `play` and `give` are each card's play and pass
     moves, `switch[sources]` each task's switch moves when a replacement may come from `sources`
     (`rules.switch_sources`): the shared immutable values that `legal_moves` lists and the action
-    list records.  `moves` holds every well-formed move of the game by its fields (`move_key`).
+    list records.  `moves` holds every well-formed move of the game by its fields (`move_key`), `own`
+    by its identity (a value the engine made is already the move it names).
     """
 
     cards: dict[str, Card]
@@ -198,6 +199,7 @@ class Edition:
     give: dict[str, FrozenDict]
     switch: dict[tuple[int | None, ...], dict[str, tuple[FrozenDict, ...]]]
     moves: dict[tuple[Any, ...], FrozenDict]
+    own: dict[int, FrozenDict]
 
 
 # The moves whose values do not depend on the edition.
@@ -241,6 +243,7 @@ def _edition(colours: tuple[str, ...], tasks: list[Task]) -> Edition:
         give=give,
         switch=switch,
         moves={move_key(move): move for move in every},
+        own={id(move): move for move in every},
     )
 
 

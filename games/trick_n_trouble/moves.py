@@ -52,6 +52,9 @@ def parse_move(state: TnTState, seat: object, move: object, tables: Edition) -> 
     """The game's own value equal to `move`, a well-formed move for a seat 0..2 (the edition's
     `moves` hold every one); raises MalformedMove saying what is wrong."""
     if is_int(seat) and 0 <= seat < SEATS and isinstance(move, dict):
+        own = tables.own.get(id(move))
+        if own is move and own is not None:
+            return own
         try:
             known = tables.moves.get(move_key(move))
         except TypeError:  # a field holds an unhashable value: no move of the game

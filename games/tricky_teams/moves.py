@@ -51,8 +51,23 @@ WISHES_FROM: dict[tuple[int, int], tuple[FrozenDict, ...]] = {
 }
 
 
+# Every move value above that names only seats of a game of `seats`, by its identity: a move value
+# the engine made (and `legal_moves` listed) is already the value it names.
+OWN_VALUES: dict[int, dict[int, FrozenDict]] = {
+    seats: {
+        id(value): value
+        for value in (*PLAY, *TAKE_LOOT, *CHOOSE_LEADER[:seats], *WISH.values())
+        if value.get("seat", 0) < seats and value.get("wish", {"seat": 0})["seat"] < seats
+    }
+    for seats in SEAT_COUNTS
+}
+
+
 def parse_move(move: object, seats: int) -> FrozenDict:
     """Check the shape of `move` and return the move value it names (a null wish is a plain play)."""
+    own = OWN_VALUES[seats].get(id(move))
+    if own is move and own is not None:
+        return own
     if not isinstance(move, dict):
         raise MalformedMove("a move must be an object with a 'type'")
     kind = move.get("type")

@@ -47,7 +47,7 @@ def team_strengths(plays: list[Play], strengths: list[int], cooks: list[int]) ->
         if team is None:  # a white flag is in no team
             continue
         totals[team] = totals.get(team, 0) + strength
-        if is_member(play["card"], PEASANTS):
+        if IS_MEMBER[PEASANTS][play["card"]]:
             peasants += 1
             peasant_cooks += cooks[play["seat"]]
     if peasants:

@@ -162,3 +162,43 @@ def test_plain_and_frozen_moves_apply_alike() -> None:
         assert type(plain) is dict
         assert GAME.apply(plain_state, seat, plain) == GAME.apply(frozen_state, seat, move)
     assert plain_state == frozen_state
+
+
+@pytest.mark.parametrize("name", ["tricky-teams", "trick-n-trouble"])
+def test_a_listed_value_is_its_own_parse_and_a_foreign_one_is_parsed_in_full(name: str) -> None:
+    """`apply` takes a move value the engine listed as itself (recorded as that very object); a value
+    listed for a larger table (a seat this game does not have) is refused like its plain copy."""
+    from games.base import GameError
+    from games.registry import get_game
+
+    game = get_game(name)
+    seats = min(game.seat_counts)
+    state = game.new_game(seats, seed=4)
+    seat = game.to_move(state)[0]
+    move = game.legal_moves(state, seat)[0]
+    game.apply(state, seat, move)
+    assert state["actions"][-1]["move"] is move
+    if name != "tricky-teams":
+        return
+    big = game.new_game(
+        6,
+        {"raids": 1},
+        seed=1,
+        deal={
+            "hands": [["blue-4"], ["red-1"], ["red-2"], ["red-3"], ["red-5"], ["red-6"]],
+            "first_leader": 0,
+        },
+    )
+    foreign = next(m for m in game.legal_moves(big, 0) if m.get("wish", {}).get("seat") == 5)
+    small = game.new_game(
+        4,
+        {"raids": 1},
+        seed=1,
+        deal={"hands": [["blue-4"], ["red-1"], ["red-2"], ["red-3"]], "first_leader": 0},
+    )
+    answers = []
+    for value in (foreign, json.loads(json.dumps(foreign))):
+        with pytest.raises(GameError) as refused:
+            game.apply(copy.deepcopy(small), 0, value)
+        answers.append(refused.value.to_dict())
+    assert answers[0] == answers[1] and answers[0]["code"] == "malformed_move"
