@@ -1,6 +1,7 @@
 """Play one game between bots with the engine as the referee (in-process policies or HTTP bots).
 
-This is the small local driver used by the bot tests and the strength benchmark; the tournament
+This is the small local driver used by `trickarena play`, the bot tests and the strength
+benchmark (no Redis, no workers); the tournament
 harness has its own match runner (and its own bot client, `harness.outbound`, with the address
 policy that user-submitted URLs need) with the same message shapes.
 """
@@ -17,7 +18,8 @@ import requests
 
 from bots.policy import Memory, Message, Move, Policy, move_key
 from bots.protocol import FaultCode, MoveStatus, sign
-from games.base import State
+from bots.sdk import Bot
+from games.base import Event, State
 from games.registry import get_game
 
 Player = Callable[[Message], Move]
@@ -26,13 +28,34 @@ MAX_RESPONSE_BYTES = 256 * 1024
 DEFAULT_TIMEOUT_S = 5.0
 
 
-class BotCallError(Exception):
-    """A call to an HTTP bot failed; `code` is the FaultCode the harness would record for it."""
+PEEK_BYTES = 512  # how much of a refused answer a BotCallError keeps, to say why
+MAX_NOTES = 5  # the failed calls a GameRecord describes per seat (the first ones)
 
-    def __init__(self, code: str, message: str) -> None:
+
+class BotCallError(Exception):
+    """A call to an HTTP bot failed; `code` is the FaultCode the harness would record for it.
+
+    For an answer other than 200, `status` is its HTTP status and `body` its first bytes.
+    """
+
+    def __init__(self, code: str, message: str, status: int | None = None, body: bytes = b"") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.status = status
+        self.body = body
+
+    def describe(self) -> str:
+        """One line: the fault code and what the bot said (`http_status: 401 bad_signature: ...`)."""
+        if self.status is None:
+            return f"{self.code}: {self.message}"
+        try:
+            said = orjson.loads(self.body)
+        except orjson.JSONDecodeError:
+            said = None
+        if isinstance(said, dict) and isinstance(said.get("code"), str):
+            return f"{self.code}: {self.status} {said['code']}: {said.get('message', '')}"
+        return f"{self.code}: {self.status} {self.body[:80]!r}"
 
 
 class BotClient:
@@ -104,7 +127,9 @@ class BotClient:
         if elapsed > timeout_s:
             raise BotCallError(FaultCode.TIMEOUT, f"answer took {elapsed:.3f}s, over {timeout_s:.3f}s")
         if status != 200:
-            raise BotCallError(FaultCode.HTTP_STATUS, f"bot answered HTTP {status}")
+            raise BotCallError(
+                FaultCode.HTTP_STATUS, f"bot answered HTTP {status}", status, bytes(data[:PEEK_BYTES])
+            )
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -113,12 +138,25 @@ class BotClient:
 
 @dataclass
 class GameRecord:
-    """How a game went: the final state, the engine's result and every fault per seat."""
+    """How a game went: the final state, the engine's result and every fault per seat.
+
+    `events` holds the engine's events by the game version that produced them, as the API numbers
+    versions: `events[0]` the setup events (version 1), `events[i]` those of the i-th decision
+    (version i + 1). `latencies` are each seat's answer times in seconds, `notes` what went wrong
+    with its `/start` and `/end` calls (answers the harness ignores, but a bot author wants to know).
+    """
 
     state: State
     result: dict[str, Any]
     decisions: int
     faults: dict[int, list[str]] = field(default_factory=dict)
+    latencies: dict[int, list[float]] = field(default_factory=dict)
+    events: list[list[Event]] = field(default_factory=list)
+    notes: dict[int, list[str]] = field(default_factory=dict)
+
+
+# A seat of a match: a bot over HTTP, or a bot object in this process (`bots.sdk.Bot`).
+Seat = BotClient | Bot
 
 
 def policy_player(policy: Policy) -> Player:
@@ -154,8 +192,16 @@ def play_game(
     state = game.new_game(len(players), options, seed=seed, deal=deal)
     match_id = match_id or f"{game_name}:{seed}"
     previous: dict[int, dict[str, Any]] = {}
-    faults: dict[int, list[str]] = {seat: [] for seat in range(len(players))}
-    decisions = 0
+    seats = range(len(players))
+    record = GameRecord(
+        state,
+        {},
+        0,
+        faults={seat: [] for seat in seats},
+        latencies={seat: [] for seat in seats},
+        events=[game.setup_events(state)],
+        notes={seat: [] for seat in seats},
+    )
     while not game.is_over(state):
         seat = game.to_move(state)[0]
         legal = game.legal_moves(state, seat)
@@ -170,22 +216,78 @@ def play_game(
             "previous": previous.get(seat),
         }
         fault: str | None = None
+        started = time.monotonic()
         try:
             move = players[seat](message)
             if move_key(move) not in {move_key(m) for m in legal}:
                 fault = FaultCode.ILLEGAL_MOVE
         except BotCallError as exc:
             fault = exc.code
+            if len(record.notes[seat]) < MAX_NOTES:
+                record.notes[seat].append(f"/move: {exc.describe()}")
+        record.latencies[seat].append(time.monotonic() - started)
         if fault is not None:
-            faults[seat].append(str(fault))
+            record.faults[seat].append(str(fault))
             move = legal[0]
         previous[seat] = {
             "status": MoveStatus.REPLACED if fault else MoveStatus.ACCEPTED,
             "fault": None if fault is None else str(fault),
         }
-        game.apply(state, seat, move)
-        decisions += 1
-    return GameRecord(state, game.result(state), decisions, faults)
+        record.events.append(game.apply(state, seat, move))
+        record.decisions += 1
+    record.result = game.result(state)
+    return record
+
+
+def _notify(seat: Seat, path: str, message: Message, timeout_s: float) -> str | None:
+    """`/start` or `/end` to one seat's bot; what went wrong, or None (the answer is ignored)."""
+    try:
+        if isinstance(seat, BotClient):
+            seat.post_json(path, message, timeout_s)
+        elif path == "/start":
+            seat.start(message)
+        else:
+            seat.end(message)
+    except BotCallError as exc:
+        return f"{path}: {exc.describe()}"
+    return None
+
+
+def play_match(
+    game_name: str,
+    seats: Sequence[Seat],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    match_id: str | None = None,
+    deadline_ms: int = 1000,
+) -> GameRecord:
+    """One match: `/start` to each seat, `/move` per decision, `/end` with the result.
+
+    Like the tournament runner, a failed `/start` or `/end` does not stop the match (it is noted in
+    the record's `notes`); a failed move is a fault, replaced by the first legal move.
+    """
+    match_id = match_id or f"{game_name}:{seed}"
+    timeout_s = deadline_ms / 1000.0 + 1.0
+    base = {"match_id": match_id, "game": game_name}
+    notes: dict[int, list[str]] = {seat: [] for seat in range(len(seats))}
+    for index, seat in enumerate(seats):
+        start = {
+            **base,
+            "seat": index,
+            "seats": len(seats),
+            "options": options or {},
+            "deadline_ms": deadline_ms,
+            "time_bank_ms": 0,
+            "opponents": [],
+        }
+        notes[index] += filter(None, [_notify(seat, "/start", start, timeout_s)])
+    players = [http_player(seat, timeout_s) if isinstance(seat, BotClient) else seat.move for seat in seats]
+    record = play_game(game_name, players, seed, options, match_id=match_id, deadline_ms=deadline_ms)
+    for index, seat in enumerate(seats):
+        end = {**base, "seat": index, "result": record.result, "faults": len(record.faults[index])}
+        notes[index] += filter(None, [_notify(seat, "/end", end, timeout_s)])
+        record.notes[index] = notes[index][:1] + record.notes[index] + notes[index][1:]
+    return record
 
 
 def play_http_match(
@@ -196,29 +298,30 @@ def play_http_match(
     match_id: str | None = None,
     deadline_ms: int = 1000,
 ) -> GameRecord:
-    """One match over the bot protocol: `/start` to each seat, `/move` per decision, `/end` with result."""
-    match_id = match_id or f"{game_name}:{seed}"
-    timeout_s = deadline_ms / 1000.0 + 1.0
-    base = {"match_id": match_id, "game": game_name}
-    for seat, client in enumerate(clients):
-        client.post_json(
-            "/start",
-            {
-                **base,
-                "seat": seat,
-                "seats": len(clients),
-                "options": options or {},
-                "deadline_ms": deadline_ms,
-                "time_bank_ms": 0,
-            },
-            timeout_s,
-        )
-    players = [http_player(client, timeout_s) for client in clients]
-    record = play_game(game_name, players, seed, options, match_id=match_id, deadline_ms=deadline_ms)
-    for seat, client in enumerate(clients):
-        client.post_json(
-            "/end",
-            {**base, "seat": seat, "result": record.result, "faults": len(record.faults[seat])},
-            timeout_s,
-        )
-    return record
+    """One match over the bot protocol between HTTP bots (`play_match` with every seat a BotClient)."""
+    return play_match(game_name, clients, seed, options, match_id, deadline_ms)
+
+
+def replay_document(game_name: str, record: GameRecord, game_id: str) -> dict[str, Any]:
+    """The game as the API's getReplay shows a finished game: header, actions, result, events.
+
+    Event ids are `<version>-<n>` as the API numbers them (version 1: the setup events).
+    """
+    state = record.state
+    events = [
+        {"id": f"{version}-{n}", "version": version, "event": event}
+        for version, batch in enumerate(record.events, start=1)
+        for n, event in enumerate(batch)
+    ]
+    header = state.get("header", {})
+    return {
+        "game_id": game_id,
+        "game": game_name,
+        "version": len(record.events),
+        "seats": int(header.get("seats", len(record.faults))),
+        "seed": header.get("seed"),
+        "header": header,
+        "actions": state.get("actions", []),
+        "result": record.result,
+        "events": events,
+    }

@@ -7,7 +7,12 @@
     trickarena bot add --name N --url U --game G ...   submit a bot (like createBot)
     trickarena run [--short]                           the whole platform (harness.platform)
 
-Every command reads REDIS_URL, TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options).
+The bot author's commands: `bot secret`, `bot check URL`, `play GAME --bot URL` (local, no
+platform: harness.localplay); `bot list|show|update|delete`, `tournament create|follow|cancel`,
+`league ...`, `replay upload` over the HTTP API (harness.client_cli, `--api URL`). `bot add` and
+`tournament show` speak to the API too, unless given `--redis-url` (or `$REDIS_URL` is set and no
+API is named): then, like `worker` and `tournament run`, they read REDIS_URL,
+TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import redis
 
 from core.errors import ServiceError
 from core.telemetry import LOG_FORMAT_ENV, configure_logging
-from harness import platform, terminal
+from harness import client_cli, localplay, platform, terminal
 from harness.jobs import (
     CPU_POLICIES,
     DEFAULT_MAX_IN_FLIGHT,
@@ -324,8 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     show = tsub.add_parser("show", help="show a tournament's standings")
     _common(show)
     show.add_argument("tournament_id")
+    show.add_argument("--api", default=None, help="the API's URL (default: the API, unless --redis-url)")
     show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_tournament_show)
+    show.set_defaults(func=client_cli.api_or_redis(client_cli.cmd_tournament_show, cmd_tournament_show))
+    client_cli.add_tournament_commands(tsub)
 
     bot = sub.add_parser("bot", help="bots (the same registry as the API's createBot)")
     bsub = bot.add_subparsers(dest="bcommand", required=True)
@@ -334,7 +341,11 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--name", required=True)
     add.add_argument("--url", required=True)
     add.add_argument("--game", action="append", required=True)
-    add.set_defaults(func=cmd_bot_add)
+    client_cli.add_bot_add_options(add)
+    add.set_defaults(func=client_cli.api_or_redis(client_cli.cmd_bot_add, cmd_bot_add))
+    client_cli.add_bot_commands(bsub)
+    localplay.add_local_commands(sub, bsub)
+    client_cli.add_league_and_replay_commands(sub)
 
     sub.add_parser("run", help="the whole platform (options are harness.platform's)", add_help=False)
     return parser
@@ -346,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["run"]:
         return cmd_run(argv[1:])
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    return client_cli.run(args.func, args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,728 @@
+"""The `trickarena` commands that speak to the platform over its HTTP API (`openapi.yaml`).
+
+    trickarena bot add --name N --url U --game G ... [--open] [--secret-file PATH]
+    trickarena bot list [--game G] [--all] | show ID | update ID ... | delete ID
+    trickarena tournament create --game G --seats N --entrant ID ... [--follow]
+    trickarena tournament show ID | follow ID | cancel ID
+    trickarena league create --game G --seats N (--interval-s S | --cron C) [--name N]
+    trickarena league show ID | follow ID | join ID BOT | leave ID BOT | pause ID | resume ID | delete ID
+    trickarena replay upload FILE        a replay `trickarena play` wrote, replayed into the API
+
+Where the API is: `--api URL`, else `$TRICKARENA_API`, else `api = "..."` in the config file
+(`$TRICKARENA_CONFIG`, default `~/.config/trickarena/config.toml`), else http://127.0.0.1:8000
+(what `make run` serves). Owner keys: `$TRICKARENA_OWNER_KEY`, else the keys file beside the config
+file (`keys.toml`, mode 0600), where `bot add`, `tournament create` and `league create` keep the
+keys the API shows once. An error is one line, `error: <code>: <message>` (the API's JSON error), and
+exit status 2; tables fit 80 columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import requests
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from games.registry import GAMES
+from harness import terminal
+
+DEFAULT_API = "http://127.0.0.1:8000"
+API_ENV = "TRICKARENA_API"
+CONFIG_ENV = "TRICKARENA_CONFIG"
+OWNER_KEY_ENV = "TRICKARENA_OWNER_KEY"
+TIMEOUT_S = 30.0
+WIDTH = 80
+ENDED = ("finished", "cancelled")
+SHORT_NAMES = {"tricky-teams": "TT", "trick-n-trouble": "TnT"}
+
+
+class CliError(Exception):
+    """A refused command: printed as one line, `error: <code>: <message>`, exit status 2."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def config_path() -> Path:
+    """The config file: `$TRICKARENA_CONFIG`, else `$XDG_CONFIG_HOME/trickarena/config.toml`."""
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "trickarena" / "config.toml"
+
+
+def keys_path() -> Path:
+    """The keys file the CLI writes, beside the config file."""
+    return config_path().with_name("keys.toml")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CliError("bad_config", f"cannot read {path}: {exc}") from None
+
+
+def api_url(args: argparse.Namespace) -> str:
+    """`--api`, `$TRICKARENA_API`, the config file's `api`, or the default."""
+    chosen = getattr(args, "api", None) or os.environ.get(API_ENV) or _read_toml(config_path()).get("api")
+    return str(chosen or DEFAULT_API).rstrip("/")
+
+
+def api_configured(args: argparse.Namespace) -> bool:
+    """Whether the user named an API (option, variable or config file)."""
+    return bool(getattr(args, "api", None) or os.environ.get(API_ENV) or _read_toml(config_path()).get("api"))
+
+
+def owner_key(kind: str, ident: str) -> str | None:
+    """The owner key of a bot, tournament or league: `$TRICKARENA_OWNER_KEY`, else the keys file."""
+    key = os.environ.get(OWNER_KEY_ENV)
+    if key:
+        return key
+    value = _read_toml(keys_path()).get(kind, {}).get(ident)
+    return str(value) if value else None
+
+
+def save_owner_key(kind: str, ident: str, key: str) -> Path:
+    """Keep an owner key the API showed once in the keys file (created with mode 0600)."""
+    path = keys_path()
+    data = _read_toml(path)
+    data.setdefault(kind, {})[ident] = key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["# Owner keys kept by `trickarena` (the API shows each once). Keep this file private."]
+    for section in sorted(data):
+        lines.append(f"\n[{section}]")
+        lines += [f"{json.dumps(str(k))} = {json.dumps(str(v))}" for k, v in sorted(data[section].items())]
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
+def write_secret_file(path: str, secret: str) -> None:
+    """Write a bot's signing secret alone to `path` (mode 0600), for `--secret-file`."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(secret + "\n")
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+class Api:
+    """JSON calls to the API; a refusal or an unreachable API is a CliError with the API's code."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.session = requests.Session()
+        self.session.headers["Accept"] = "application/json"
+
+    def call(self, method: str, path: str, body: Any = None, key: str | None = None, **params: Any) -> Any:
+        """One request; the decoded JSON answer of a 2xx."""
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        query = {k: v for k, v in params.items() if v is not None}
+        try:
+            resp = self.session.request(
+                method, self.base + path, json=body, headers=headers, params=query, timeout=TIMEOUT_S
+            )
+        except requests.RequestException as exc:
+            reason = type(exc).__name__
+            raise CliError(
+                "api_unreachable",
+                f"cannot reach the API at {self.base} ({reason}): is the platform running "
+                f"(`make run`)? Set --api or ${API_ENV}",
+            ) from None
+        try:
+            data = resp.json()
+        except ValueError:
+            data = None
+        if resp.status_code >= 400:
+            if isinstance(data, dict) and "code" in data:
+                raise CliError(str(data["code"]), str(data.get("message", "")) + _details(data))
+            raise CliError(f"http_{resp.status_code}", f"{method} {path} answered {resp.status_code}")
+        return data
+
+
+def _details(error: dict[str, Any]) -> str:
+    details = error.get("details")
+    if not details or not isinstance(details, dict):
+        return ""
+    text = json.dumps(details, separators=(", ", ": "))
+    return f" ({text if len(text) <= 200 else text[:197] + '...'})"
+
+
+def _console() -> Console:
+    out = Console()
+    return out if out.is_terminal and out.width <= WIDTH else Console(width=WIDTH)
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def _need_key(kind: str, ident: str) -> str:
+    key = owner_key(kind, ident)
+    if key is None:
+        raise CliError(
+            "missing_owner_key",
+            f"no owner key for {kind} {ident}: set ${OWNER_KEY_ENV}, or run this where `trickarena "
+            f"{kind} {'add' if kind == 'bot' else 'create'}` kept it ({keys_path()})",
+        )
+    return key
+
+
+def _when(stamp: Any) -> str:
+    if isinstance(stamp, int | float):
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+    return str(stamp or "-")[:16].replace("T", " ")
+
+
+# --------------------------------------------------------------------------- bots
+
+
+def _bot_table(bots: Iterable[dict[str, Any]]) -> Table:
+    table = Table(title="Bots", title_justify="left")
+    for col in ("id", "name", "version", "games", "status", "open"):
+        table.add_column(col, overflow="fold")
+    for bot in bots:
+        games = ", ".join(SHORT_NAMES.get(g, g) for g in bot["games"])
+        table.add_row(
+            bot["id"], bot["name"], bot["version"], games, bot["status"], "yes" if bot.get("open") else "no"
+        )
+    return table
+
+
+def cmd_bot_add(args: argparse.Namespace) -> int:
+    """createBot; keeps the owner key in the keys file, the secret in --secret-file (or prints it)."""
+    body: dict[str, Any] = {"name": args.name, "url": args.url, "games": args.game}
+    if args.open:
+        body["open"] = True
+    created = Api(api_url(args)).call("POST", "/bots", body)
+    bot = created["bot"]
+    kept = save_owner_key("bot", bot["id"], created["owner_key"])
+    if args.json:
+        _print_json(created)
+        return 0
+    print(f"registered {bot['name']} as bot {bot['id']} ({bot['url']})")
+    print(f"owner key kept in {kept}")
+    if args.secret_file:
+        write_secret_file(args.secret_file, created["secret"])
+        print(f"signing secret written to {args.secret_file}: restart the bot with")
+        print(f"  --secret-file {args.secret_file}  (or $TRICKARENA_BOT_SECRET_FILE)")
+    else:
+        print("signing secret (shown once): restart the bot with TRICKARENA_BOT_SECRET set to")
+        print(f"  {created['secret']}")
+    return 0
+
+
+def cmd_bot_list(args: argparse.Namespace) -> int:
+    """listBots."""
+    listed = Api(api_url(args)).call("GET", "/bots", game=args.game, include_deleted=args.all or None)
+    bots = listed["bots"] if isinstance(listed, dict) else listed
+    if args.json:
+        _print_json(bots)
+    else:
+        _console().print(_bot_table(bots))
+    return 0
+
+
+def cmd_bot_show(args: argparse.Namespace) -> int:
+    """getBot."""
+    bot = Api(api_url(args)).call("GET", f"/bots/{args.bot_id}")
+    if args.json:
+        _print_json(bot)
+    else:
+        _console().print(_bot_table([bot]))
+        print(f"url: {bot['url']}  author: {bot['author'] or '-'}  created: {_when(bot['created'])}")
+    return 0
+
+
+def cmd_bot_update(args: argparse.Namespace) -> int:
+    """updateBot with the bot's owner key."""
+    body: dict[str, Any] = {}
+    if args.name:
+        body["name"] = args.name
+    if args.url:
+        body["url"] = args.url
+    if args.game:
+        body["games"] = args.game
+    if args.open is not None:
+        body["open"] = args.open
+    if not body:
+        raise CliError("nothing_to_update", "give --name, --url, --game, --open or --closed")
+    bot = Api(api_url(args)).call("PATCH", f"/bots/{args.bot_id}", body, key=_need_key("bot", args.bot_id))
+    if args.json:
+        _print_json(bot)
+    else:
+        _console().print(_bot_table([bot]))
+    return 0
+
+
+def cmd_bot_delete(args: argparse.Namespace) -> int:
+    """deleteBot with the bot's owner key."""
+    bot = Api(api_url(args)).call("DELETE", f"/bots/{args.bot_id}", key=_need_key("bot", args.bot_id))
+    print(json.dumps(bot) if args.json else f"deleted bot {bot['id']} ({bot['name']})")
+    return 0
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+def _names(api: Api, ids: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for bot_id in ids:
+        try:
+            out[bot_id] = str(api.call("GET", f"/bots/{bot_id}")["name"])
+        except CliError:
+            out[bot_id] = bot_id
+    return out
+
+
+def _tournament_line(info: dict[str, Any]) -> str:
+    p = info["progress"]
+    return (
+        f"{info['game']} tournament {info['tournament_id']}: {info['status']}, "
+        f"{p['completed']}/{p['total']} matches"
+    )
+
+
+def _entrant_keys(entrants: list[str]) -> list[str]:
+    keys = [owner_key("bot", bot_id) for bot_id in entrants]
+    return sorted({k for k in keys if k})
+
+
+def _options(text: str | None) -> dict[str, Any] | None:
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise CliError("invalid_options", f"--options must be a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise CliError("invalid_options", "--options must be a JSON object")
+    return value
+
+
+def cmd_tournament_create(args: argparse.Namespace) -> int:
+    """createTournament with the entrants' owner keys this CLI knows; --follow to watch it."""
+    api = Api(api_url(args))
+    body: dict[str, Any] = {
+        "game": args.game,
+        "seats": args.seats,
+        "entrants": args.entrant,
+        "deals": args.deals,
+        "deadline_ms": args.deadline_ms,
+        "time_bank_ms": args.time_bank_ms,
+        "owner_keys": _entrant_keys(args.entrant),
+    }
+    for name, value in (
+        ("seed", args.seed),
+        ("start_at", args.start_at),
+        ("options", _options(args.options)),
+    ):
+        if value is not None:
+            body[name] = value
+    created = api.call("POST", "/tournaments", body)
+    tid = created["tournament_id"]
+    save_owner_key("tournament", tid, created["owner_key"])
+    if args.json and not args.follow:
+        _print_json(created)
+        return 0
+    print(f"created {_tournament_line(created)}")
+    print(f"watch it: {api.base}/web/tournaments/{tid}")
+    if args.follow:
+        return _follow_tournament(api, tid, args.timeout)
+    return 0
+
+
+def _standings_view(api: Api, info: dict[str, Any], names: dict[str, str]) -> Table:
+    doc = api.call("GET", f"/tournaments/{info['tournament_id']}/standings")
+    return terminal.standings_table(doc, names, terminal.standings_title(info))
+
+
+def _show(
+    args: argparse.Namespace,
+    kind: str,
+    ident: str,
+    line: Callable[[dict[str, Any]], str],
+    table: Callable[[Api, dict[str, Any]], Table],
+) -> int:
+    """A tournament's or league's record and standings: one line and a table, or their JSON."""
+    api = Api(api_url(args))
+    record = api.call("GET", f"/{kind}s/{ident}")
+    if args.json:
+        _print_json({kind: record, "standings": api.call("GET", f"/{kind}s/{ident}/standings")})
+        return 0
+    console = _console()
+    console.print(line(record))
+    console.print(table(api, record))
+    return 0
+
+
+def cmd_tournament_show(args: argparse.Namespace) -> int:
+    """getTournament and its standings."""
+
+    def table(api: Api, info: dict[str, Any]) -> Table:
+        return _standings_view(api, info, _names(api, info["entrants"]))
+
+    return _show(args, "tournament", args.tournament_id, _tournament_line, table)
+
+
+def _follow(
+    fetch: Callable[[], tuple[str, int, int, Table | None, bool]],
+    timeout_s: float | None,
+    poll_s: float = 1.0,
+) -> bool:
+    """Redraw a progress bar and a table until `fetch` says it ended (or `timeout_s`); True if ended."""
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn())
+    task = progress.add_task("", total=None)
+    started = time.monotonic()
+    with Live(Group(progress), console=_console(), refresh_per_second=4) as live:
+        while True:
+            label, done, total, table, ended = fetch()
+            progress.update(task, description=label, completed=done, total=total)
+            live.update(Group(progress, *([table] if table is not None else [])))
+            if ended:
+                return True
+            if timeout_s is not None and time.monotonic() - started > timeout_s:
+                return False
+            time.sleep(poll_s)
+
+
+def _follow_tournament(api: Api, tid: str, timeout_s: float | None) -> int:
+    names: dict[str, str] = {}
+    final: dict[str, Any] = {}
+
+    def fetch() -> tuple[str, int, int, Table | None, bool]:
+        info = api.call("GET", f"/tournaments/{tid}")
+        final.update(info)
+        if not names:
+            names.update(_names(api, info["entrants"]))
+        p = info["progress"]
+        return (
+            info["game"],
+            p["completed"],
+            p["total"],
+            _standings_view(api, info, names),
+            info["status"] in ENDED,
+        )
+
+    _follow(fetch, timeout_s)
+    # On its own line: the live display may leave the cursor after its last line.
+    print("\n" + json.dumps({"tournament_id": tid, "status": final.get("status")}))
+    return 0 if final.get("status") == "finished" else 1
+
+
+def cmd_tournament_follow(args: argparse.Namespace) -> int:
+    """Progress and live standings until the tournament ends; exit 0 when it finished."""
+    return _follow_tournament(Api(api_url(args)), args.tournament_id, args.timeout)
+
+
+def cmd_tournament_cancel(args: argparse.Namespace) -> int:
+    """cancelTournament with the tournament's owner key."""
+    tid = args.tournament_id
+    info = Api(api_url(args)).call("POST", f"/tournaments/{tid}/cancel", key=_need_key("tournament", tid))
+    print(json.dumps(info) if args.json else _tournament_line(info))
+    return 0
+
+
+# --------------------------------------------------------------------------- leagues
+
+
+def _league_line(league: dict[str, Any]) -> str:
+    name = f" {league['name']!r}" if league.get("name") else ""
+    return (
+        f"{league['game']} league{name} {league['league_id']}: {league['status']}, "
+        f"{len(league['members'])} member(s), {len(league['rounds'])} round(s), "
+        f"next {_when(league['next_at'])}"
+    )
+
+
+def cmd_league_create(args: argparse.Namespace) -> int:
+    """createLeague; keeps its owner key."""
+    body: dict[str, Any] = {
+        "game": args.game,
+        "seats": args.seats,
+        "name": args.name,
+        "deals": args.deals,
+        "deadline_ms": args.deadline_ms,
+        "time_bank_ms": args.time_bank_ms,
+    }
+    for name, value in (
+        ("interval_s", args.interval_s),
+        ("cron", args.cron),
+        ("options", _options(args.options)),
+    ):
+        if value is not None:
+            body[name] = value
+    api = Api(api_url(args))
+    created = api.call("POST", "/leagues", body)
+    save_owner_key("league", created["league_id"], created["owner_key"])
+    if args.json:
+        _print_json(created)
+    else:
+        print(f"created {_league_line(created)}")
+        print(f"watch it: {api.base}/web/leagues/{created['league_id']}")
+    return 0
+
+
+def _league_standings(api: Api, league: dict[str, Any]) -> Table:
+    doc = api.call("GET", f"/leagues/{league['league_id']}/standings")
+    names = _names(api, [row["entrant"] for row in doc.get("rows", [])])
+    return terminal.standings_table(doc, names, f"{league['game']} — league standings")
+
+
+def cmd_league_show(args: argparse.Namespace) -> int:
+    """getLeague and its standings over every round."""
+    return _show(args, "league", args.league_id, _league_line, _league_standings)
+
+
+def cmd_league_follow(args: argparse.Namespace) -> int:
+    """Rounds played and live standings, until --timeout (or Ctrl-C, or the league is deleted)."""
+    api = Api(api_url(args))
+
+    def fetch() -> tuple[str, int, int, Table | None, bool]:
+        league = api.call("GET", f"/leagues/{args.league_id}")
+        rounds = league["rounds"]
+        return (
+            f"league rounds (next {_when(league['next_at'])})",
+            len(rounds),
+            max(len(rounds), 1),
+            _league_standings(api, league),
+            league["status"] == "deleted",
+        )
+
+    try:
+        _follow(fetch, args.timeout, poll_s=2.0)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _league_change(args: argparse.Namespace, method: str, path: str, body: Any, key: str) -> int:
+    league = Api(api_url(args)).call(method, path, body, key=key)
+    print(json.dumps(league) if args.json else _league_line(league))
+    return 0
+
+
+def cmd_league_pause(args: argparse.Namespace) -> int:
+    """updateLeague status paused (the league's owner key)."""
+    lid = args.league_id
+    return _league_change(args, "PATCH", f"/leagues/{lid}", {"status": "paused"}, _need_key("league", lid))
+
+
+def cmd_league_resume(args: argparse.Namespace) -> int:
+    """updateLeague status active (the league's owner key)."""
+    lid = args.league_id
+    return _league_change(args, "PATCH", f"/leagues/{lid}", {"status": "active"}, _need_key("league", lid))
+
+
+def cmd_league_delete(args: argparse.Namespace) -> int:
+    """deleteLeague (the league's owner key)."""
+    lid = args.league_id
+    return _league_change(args, "DELETE", f"/leagues/{lid}", None, _need_key("league", lid))
+
+
+def cmd_league_join(args: argparse.Namespace) -> int:
+    """joinLeague (the bot's owner key)."""
+    key = _need_key("bot", args.bot_id)
+    return _league_change(args, "POST", f"/leagues/{args.league_id}/members", {"bot_id": args.bot_id}, key)
+
+
+def cmd_league_leave(args: argparse.Namespace) -> int:
+    """leaveLeague (the bot's owner key)."""
+    key = _need_key("bot", args.bot_id)
+    return _league_change(args, "DELETE", f"/leagues/{args.league_id}/members/{args.bot_id}", None, key)
+
+
+# --------------------------------------------------------------------------- replays
+
+
+def cmd_replay_upload(args: argparse.Namespace) -> int:
+    """Replay a local replay file into the API (createGame with its seed and options, then its moves
+    with the seat tokens), so that the web viewer shows it; prints the viewer's URL."""
+    try:
+        with open(args.file, "rb") as fh:
+            replay = json.load(fh)
+        header, actions = replay["header"], replay["actions"]
+        body = {"game": replay["game"], "seats": header["seats"], "seed": header["seed"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CliError("bad_replay", f"{args.file} is not a replay file: {exc!r}") from None
+    if header.get("options"):
+        body["options"] = header["options"]
+    if header.get("deal"):
+        body["deal"] = header["deal"]
+    api = Api(api_url(args))
+    created = api.call("POST", "/games", body)
+    gid = created["game_id"]
+    tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+    for action in actions:
+        api.call("POST", f"/games/{gid}/moves", action["move"], key=tokens[action["seat"]])
+    print(f"{api.base}/web/games/{gid}")
+    return 0
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+def add_api_option(parser: argparse.ArgumentParser) -> None:
+    """`--api URL` and `--json` on a command that calls the API."""
+    parser.add_argument("--api", default=None, help=f"the API's URL (${API_ENV}, config file, {DEFAULT_API})")
+    parser.add_argument("--json", action="store_true", help="print the API's JSON instead of a table")
+
+
+def _match_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, choices=sorted(GAMES))
+    parser.add_argument("--seats", type=int, required=True)
+    parser.add_argument("--deals", type=int, default=1)
+    parser.add_argument("--deadline-ms", type=int, default=1000)
+    parser.add_argument("--time-bank-ms", type=int, default=5000)
+    parser.add_argument("--options", default=None, help="game options as JSON, e.g. '{\"raids\": 1}'")
+
+
+def add_bot_commands(bsub: Any) -> None:
+    """bot list | show | update | delete (`bot add` is wired by harness.cli, beside the Redis one)."""
+    listing = bsub.add_parser("list", help="the registered bots")
+    add_api_option(listing)
+    listing.add_argument("--game", default=None)
+    listing.add_argument("--all", action="store_true", help="deleted bots too")
+    listing.set_defaults(func=cmd_bot_list)
+    show = bsub.add_parser("show", help="one bot")
+    add_api_option(show)
+    show.add_argument("bot_id")
+    show.set_defaults(func=cmd_bot_show)
+    update = bsub.add_parser("update", help="rename, move, change games or openness (owner key)")
+    add_api_option(update)
+    update.add_argument("bot_id")
+    update.add_argument("--name", default=None)
+    update.add_argument("--url", default=None)
+    update.add_argument("--game", action="append", default=None, help="the new game list (repeat)")
+    opened = update.add_mutually_exclusive_group()
+    opened.add_argument("--open", dest="open", action="store_true", default=None, help="open to challenges")
+    opened.add_argument("--closed", dest="open", action="store_false", help="entered only with its key")
+    update.set_defaults(func=cmd_bot_update)
+    delete = bsub.add_parser("delete", help="delete a bot (owner key); its results stay")
+    add_api_option(delete)
+    delete.add_argument("bot_id")
+    delete.set_defaults(func=cmd_bot_delete)
+
+
+def add_bot_add_options(add: argparse.ArgumentParser) -> None:
+    """The API's options of `bot add` (beside the Redis ones harness.cli keeps)."""
+    add_api_option(add)
+    add.add_argument("--open", action="store_true", help="open to challenges: anyone may enter it")
+    add.add_argument(
+        "--secret-file", default=None, metavar="PATH", help="write the signing secret there (mode 0600)"
+    )
+
+
+def add_tournament_commands(tsub: Any) -> None:
+    """tournament create | follow | cancel (`show` is wired by harness.cli, beside the Redis one)."""
+    create = tsub.add_parser("create", help="create a tournament through the API")
+    add_api_option(create)
+    _match_options(create)
+    create.add_argument("--entrant", action="append", required=True, help="bot id (repeat)")
+    create.add_argument("--seed", type=int, default=None, help="a practice tournament's seed")
+    create.add_argument("--start-at", default=None, help="ISO time to start (default now)")
+    create.add_argument("--follow", action="store_true", help="then follow it to the end")
+    create.add_argument("--timeout", type=float, default=None, help="stop following after this many seconds")
+    create.set_defaults(func=cmd_tournament_create)
+    follow = tsub.add_parser("follow", help="progress and live standings until it ends")
+    add_api_option(follow)
+    follow.add_argument("tournament_id")
+    follow.add_argument("--timeout", type=float, default=None)
+    follow.set_defaults(func=cmd_tournament_follow)
+    cancel = tsub.add_parser("cancel", help="cancel a tournament (its owner key)")
+    add_api_option(cancel)
+    cancel.add_argument("tournament_id")
+    cancel.set_defaults(func=cmd_tournament_cancel)
+
+
+def add_league_and_replay_commands(sub: Any) -> None:
+    """`trickarena league ...` and `trickarena replay upload`."""
+    league = sub.add_parser("league", help="leagues through the API")
+    lsub = league.add_subparsers(dest="lcommand", required=True)
+    create = lsub.add_parser("create", help="create a league on a schedule")
+    add_api_option(create)
+    _match_options(create)
+    create.add_argument("--name", default="")
+    when = create.add_mutually_exclusive_group(required=True)
+    when.add_argument("--interval-s", type=int, default=None, help="a round every this many seconds")
+    when.add_argument("--cron", default=None, help="a round at these cron times")
+    create.set_defaults(func=cmd_league_create)
+    for name, func, text in (
+        ("show", cmd_league_show, "a league and its standings"),
+        ("follow", cmd_league_follow, "rounds and live standings"),
+        ("pause", cmd_league_pause, "no more rounds until resumed (owner key)"),
+        ("resume", cmd_league_resume, "rounds again (owner key)"),
+        ("delete", cmd_league_delete, "delete the league (owner key); its results stay"),
+    ):
+        command = lsub.add_parser(name, help=text)
+        add_api_option(command)
+        command.add_argument("league_id")
+        if name == "follow":
+            command.add_argument("--timeout", type=float, default=None)
+        command.set_defaults(func=func)
+    for name, func, text in (
+        ("join", cmd_league_join, "enter a bot from the next round on (the bot's owner key)"),
+        ("leave", cmd_league_leave, "take a bot out (the bot's owner key)"),
+    ):
+        command = lsub.add_parser(name, help=text)
+        add_api_option(command)
+        command.add_argument("league_id")
+        command.add_argument("bot_id")
+        command.set_defaults(func=func)
+    replay = sub.add_parser("replay", help="replays that `trickarena play` wrote")
+    rsub = replay.add_subparsers(dest="rcommand", required=True)
+    upload = rsub.add_parser("upload", help="replay a file into the API and print the viewer's URL")
+    add_api_option(upload)
+    upload.add_argument("file")
+    upload.set_defaults(func=cmd_replay_upload)
+
+
+def use_redis(args: argparse.Namespace) -> bool:
+    """The commands that also exist over Redis (`bot add`, `tournament show`) use it when asked:
+    `--redis-url`, or `$REDIS_URL` set and no API named."""
+    if getattr(args, "redis_url", None):
+        return True
+    return bool(os.environ.get("REDIS_URL")) and not api_configured(args)
+
+
+def api_or_redis(
+    api_command: Callable[[argparse.Namespace], int], redis_command: Callable[[argparse.Namespace], int]
+) -> Callable[[argparse.Namespace], int]:
+    """A command that goes to Redis directly under `use_redis`, else to the API."""
+
+    def command(args: argparse.Namespace) -> int:
+        return redis_command(args) if use_redis(args) else api_command(args)
+
+    return command
+
+
+def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command: a CliError is one line on stderr and exit status 2, never a traceback."""
+    try:
+        return func(args)
+    except CliError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2

@@ -1,0 +1,198 @@
+"""The `trickarena` commands over the HTTP API, as a user runs them: real processes, the real API
+app served on loopback, real workers and real HTTP bots; errors are one friendly line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import requests
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from bots.bundled import make_bot
+from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, BotServer
+from harness.runner import HarnessContext
+
+from .bot_servers import refused_url
+from .conftest import ROOT, WorkerProcs
+
+
+@pytest.fixture()
+def api_base(ctx: HarnessContext) -> Iterator[str]:
+    """The API app on a free loopback port, on the test's Redis prefix and queue."""
+    app = create_app(
+        {
+            "REDIS_URL": ctx.redis_url,
+            "TRICKARENA_KEY_PREFIX": ctx.store.prefix,
+            "TRICKARENA_QUEUE": ctx.queue_name,
+        }
+    )
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+class Cli:
+    """`python -m harness.cli` with the API's URL in $TRICKARENA_API and a config dir of its own."""
+
+    def __init__(self, api: str, home: Path) -> None:
+        dropped = ("REDIS_URL", SECRET_ENV, SECRET_FILE_ENV, "TRICKARENA_OWNER_KEY")
+        self.env = {k: v for k, v in os.environ.items() if k not in dropped}
+        self.env.update(
+            {"TRICKARENA_API": api, "TRICKARENA_CONFIG": str(home / "config.toml"), "PYTHONPATH": str(ROOT)}
+        )
+        self.home = home
+
+    def __call__(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "harness.cli", *args],
+            cwd=self.home,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def ok(self, *args: str, timeout: float = 120) -> str:
+        """Run; assert exit 0; stdout."""
+        run = self(*args, timeout=timeout)
+        assert run.returncode == 0, f"{args}: {run.stdout}\n{run.stderr}"
+        return run.stdout
+
+    def json(self, *args: str) -> dict[str, object]:
+        """Run with --json; the parsed answer."""
+        return json.loads(self.ok(*args, "--json"))  # type: ignore[no-any-return]
+
+
+@pytest.fixture()
+def cli(api_base: str, tmp_path: Path) -> Cli:
+    """The CLI pointed at the test's API."""
+    return Cli(api_base, tmp_path)
+
+
+def _register(cli: Cli, name: str, *extra: str) -> tuple[str, BotServer]:
+    """`bot add` a bundled random bot served unsigned, then serve it with the secret the API gave."""
+    unsigned = BotServer(make_bot("random"), None).start()
+    secret_file = cli.home / f"{name}.secret"
+    try:
+        out = cli.ok(
+            "bot", "add", "--name", name, "--url", unsigned.url, "--game", "trick-n-trouble",
+            "--secret-file", str(secret_file), *extra,
+        )  # fmt: skip
+    finally:
+        unsigned.stop()
+    bot_id = out.split(" as bot ", 1)[1].split()[0]
+    signed = BotServer(make_bot("random"), secret_file.read_text().strip(), port=unsigned.port).start()
+    return bot_id, signed
+
+
+@pytest.mark.timeout(240)
+def test_bots_and_a_tournament_through_the_api(cli: Cli, workers: WorkerProcs) -> None:
+    """Rule: bot add/list/show/update/delete and tournament create --follow/show/cancel speak to the
+    API; owner keys are kept in the keys file (0600) and used without being typed again."""
+    suffix = uuid.uuid4().hex[:6]
+    mine, mine_server = _register(cli, f"mine-{suffix}")
+    other, other_server = _register(cli, f"other-{suffix}", "--open")
+    try:
+        keys = cli.home / "keys.toml"
+        assert keys.stat().st_mode & 0o777 == 0o600
+        assert mine in keys.read_text() and other in keys.read_text()
+        listed = cli.ok("bot", "list", "--game", "trick-n-trouble")
+        assert mine in listed and all(len(line) <= 80 for line in listed.splitlines())
+        shown = cli.json("bot", "show", mine)
+        assert shown["open"] is False
+        assert cli.json("bot", "update", mine, "--open")["open"] is True
+        workers.start()
+        followed = cli.ok(
+            "tournament", "create", "--game", "trick-n-trouble", "--seats", "3", "--entrant", mine,
+            "--entrant", other, "--seed", "4", "--follow", "--timeout", "150", timeout=200,
+        )  # fmt: skip
+        final = json.loads(followed.strip().splitlines()[-1])
+        assert final["status"] == "finished"
+        tid = str(final["tournament_id"])
+        table = cli.ok("tournament", "show", tid)
+        assert "trick-n-trouble — standings (final)" in table
+        assert f"mine-{suffix}" in table
+        doc = cli.json("tournament", "show", tid)
+        assert {r["entrant"] for r in doc["standings"]["rows"]} == {mine, other}  # type: ignore[index]
+        later = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+        scheduled = cli.json(
+            "tournament", "create", "--game", "trick-n-trouble", "--seats", "3", "--entrant", mine,
+            "--entrant", other, "--start-at", later,
+        )  # fmt: skip
+        cancelled = cli.json("tournament", "cancel", str(scheduled["tournament_id"]))
+        assert cancelled["status"] == "cancelled"
+        assert "deleted bot" in cli.ok("bot", "delete", other)
+    finally:
+        mine_server.stop()
+        other_server.stop()
+
+
+def test_a_league_through_the_api(cli: Cli) -> None:
+    """Rule: league create/join/show/pause/resume/leave/delete, with the kept owner keys."""
+    bot_id, server = _register(cli, f"leaguer-{uuid.uuid4().hex[:6]}")
+    try:
+        created = cli.json(
+            "league", "create", "--game", "trick-n-trouble", "--seats", "3", "--interval-s", "3600",
+            "--name", "Nightly",
+        )  # fmt: skip
+        lid = str(created["league_id"])
+        assert bot_id in cli.json("league", "join", lid, bot_id)["members"]  # type: ignore[operator]
+        assert "'Nightly'" in cli.ok("league", "show", lid)
+        assert cli.json("league", "pause", lid)["status"] == "paused"
+        assert cli.json("league", "resume", lid)["status"] == "active"
+        assert cli.json("league", "leave", lid, bot_id)["members"] == []
+        assert cli.json("league", "delete", lid)["status"] == "deleted"
+    finally:
+        server.stop()
+
+
+def test_errors_are_one_line_with_the_apis_code(cli: Cli, tmp_path: Path) -> None:
+    """Rule: a refusal prints `error: <code>: <message>` and exits 2, never a traceback."""
+    missing = cli("bot", "show", "0123456789abcdef")
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("error: bot_not_found: ") and "Traceback" not in missing.stderr
+    invalid = cli("bot", "add", "--name", "x", "--url", "ftp://example.org", "--game", "tricky-teams")
+    assert (invalid.returncode, invalid.stderr.split(":")[1].strip()) == (2, "invalid_url")
+    keyless = cli("bot", "delete", "0123456789abcdef")
+    assert keyless.returncode == 2 and keyless.stderr.startswith("error: missing_owner_key: ")
+    cli.env["TRICKARENA_API"] = refused_url()
+    down = cli("bot", "list")
+    assert down.returncode == 2 and down.stderr.startswith("error: api_unreachable: ")
+    assert len(down.stderr.strip().splitlines()) == 1
+
+
+def test_a_local_replay_opens_in_the_viewer_after_upload(cli: Cli, api_base: str) -> None:
+    """Rule: `trickarena play` writes getReplay's shape; `replay upload` rebuilds the very game
+    through the API, whose replay then equals the file (actions, result, events)."""
+
+    play = ["play", "tricky-teams", "--vs", "random,heuristic", "--deals", "2", "--options", '{"raids": 1}']
+    with BotServer(make_bot("heuristic"), "play-secret") as bot:
+        cli.env[SECRET_ENV] = "play-secret"
+        summary = json.loads(cli.ok(*play, "--bot", bot.url, "--json"))
+    assert summary["faults"] == 0 and summary["seats"] == 3
+    games = summary["games"]
+    assert [g["seat"] for g in games] == [0, 1]  # the bot takes turns at the seats
+    path = cli.home / games[1]["replay"]
+    local = json.loads(path.read_text())
+    url = cli.ok("replay", "upload", str(path)).strip()
+    assert url.startswith(f"{api_base}/web/games/")
+    served = requests.get(f"{api_base}/games/{url.rsplit('/', 1)[1]}/replay", timeout=10).json()
+    for field in ("game", "seats", "seed", "header", "actions", "result", "version"):
+        assert served[field] == local[field], field
+    assert [e["event"] for e in served["events"]] == [e["event"] for e in local["events"]]
+    assert [e["id"] for e in served["events"]] == [e["id"] for e in local["events"]]
+    frames = requests.get(f"{api_base}/web/data/games/{served['game_id']}/frames?seat=all", timeout=10)
+    assert frames.status_code == 200
