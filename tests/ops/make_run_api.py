@@ -1,4 +1,5 @@
-"""The API served the way `make run` serves it (`harness.platform.api_server_command`), for real."""
+"""The API served for real: the way `make run` serves it (`harness.platform.api_server_command`), or
+with another server command (compose's, in tests/ops/test_edge.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,17 @@ from harness.platform import api_server_command, free_port
 def make_run_api(redis_url: str, prefix: str, run_dir: Path, **env: str) -> Iterator[str]:
     """gunicorn with make run's command and environment on a free loopback port; yields its base URL."""
     port = free_port()
+    command = api_server_command("127.0.0.1", port, run_dir)
+    with serve_api(command, port, redis_url, prefix, run_dir, **env) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def serve_api(
+    command: list[str], port: int, redis_url: str, prefix: str, run_dir: Path, **env: str
+) -> Iterator[str]:
+    """The API server `command` (listening on `port`) in its own session, JSON logs, the test's Redis
+    and prefix; yields its base URL once getHealth answers, stops its process group after."""
     metrics = run_dir / "metrics"
     metrics.mkdir(parents=True, exist_ok=True)
     environ = {
@@ -31,7 +43,7 @@ def make_run_api(redis_url: str, prefix: str, run_dir: Path, **env: str) -> Iter
     }
     log = (run_dir / "api.log").open("ab")
     proc = subprocess.Popen(
-        api_server_command("127.0.0.1", port, run_dir),
+        command,
         env=environ,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -31,6 +31,7 @@ from api.app import DEFAULTS
 from bench.slowloris import SlowLoris
 from core.outbound import AddressPolicy
 from harness.platform import free_port
+from tests.ops.make_run_api import serve_api
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -181,23 +182,8 @@ def test_the_edge_keeps_slow_clients_off_a_gthread_api(
     take down on its own) answers getHealth and a move within 1 s with 256 slow connections open;
     a body over the limit gets the API's JSON 413 from the edge."""
     api_port = free_port()
-    environ = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("TRICKARENA_")},
-        "REDIS_URL": redis_url,
-        "TRICKARENA_KEY_PREFIX": key_prefix,
-        "TRICKARENA_TRUSTED_PROXIES": "1",
-        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
-    }
-    log = (tmp_path / "api.log").open("ab")
-    api = subprocess.Popen(
-        api_command_as_compose(api_port),
-        env=environ,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-        cwd=ROOT,
-    )
-    try:
+    command = api_command_as_compose(api_port)
+    with serve_api(command, api_port, redis_url, key_prefix, tmp_path, TRICKARENA_TRUSTED_PROXIES="1"):
         with edge_in_front(api_port, tmp_path) as port:
             health_and_move(port)  # warm
             with SlowLoris(port, 256, interval_s=1.0, max_seconds=60) as loris:
@@ -210,8 +196,3 @@ def test_the_edge_keeps_slow_clients_off_a_gthread_api(
                 assert loris.open_connections() > 0
             status, error, _ = get(port, "/games", "POST", b'{"game": "' + b"x" * 100_000 + b'"}')
             assert status == 413 and error["code"] == "body_too_large", error
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(api.pid, signal.SIGTERM)
-        api.wait(timeout=15)
-        log.close()
