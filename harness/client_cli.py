@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import tomllib
@@ -212,6 +213,20 @@ def _bot_table(bots: Iterable[dict[str, Any]]) -> Table:
     return table
 
 
+BOT_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def bot_id(api: Api, ref: str) -> str:
+    """A bot id from an id or a bot's name (names are unique)."""
+    if BOT_ID.fullmatch(ref):
+        return ref
+    listed = api.call("GET", "/bots")
+    for bot in listed["bots"] if isinstance(listed, dict) else listed:
+        if str(bot["name"]).casefold() == ref.casefold():
+            return str(bot["id"])
+    raise CliError("bot_not_found", f"no bot with the id or name {ref!r}")
+
+
 def cmd_bot_add(args: argparse.Namespace) -> int:
     """createBot; keeps the owner key in the keys file, the secret in --secret-file (or prints it)."""
     body: dict[str, Any] = {"name": args.name, "url": args.url, "games": args.game}
@@ -248,7 +263,8 @@ def cmd_bot_list(args: argparse.Namespace) -> int:
 
 def cmd_bot_show(args: argparse.Namespace) -> int:
     """getBot."""
-    bot = Api(api_url(args)).call("GET", f"/bots/{args.bot_id}")
+    api = Api(api_url(args))
+    bot = api.call("GET", f"/bots/{bot_id(api, args.bot_id)}")
     if args.json:
         _print_json(bot)
     else:
@@ -270,7 +286,9 @@ def cmd_bot_update(args: argparse.Namespace) -> int:
         body["open"] = args.open
     if not body:
         raise CliError("nothing_to_update", "give --name, --url, --game, --open or --closed")
-    bot = Api(api_url(args)).call("PATCH", f"/bots/{args.bot_id}", body, key=_need_key("bot", args.bot_id))
+    api = Api(api_url(args))
+    ident = bot_id(api, args.bot_id)
+    bot = api.call("PATCH", f"/bots/{ident}", body, key=_need_key("bot", ident))
     if args.json:
         _print_json(bot)
     else:
@@ -280,7 +298,9 @@ def cmd_bot_update(args: argparse.Namespace) -> int:
 
 def cmd_bot_delete(args: argparse.Namespace) -> int:
     """deleteBot with the bot's owner key."""
-    bot = Api(api_url(args)).call("DELETE", f"/bots/{args.bot_id}", key=_need_key("bot", args.bot_id))
+    api = Api(api_url(args))
+    ident = bot_id(api, args.bot_id)
+    bot = api.call("DELETE", f"/bots/{ident}", key=_need_key("bot", ident))
     print(json.dumps(bot) if args.json else f"deleted bot {bot['id']} ({bot['name']})")
     return 0
 
@@ -326,14 +346,15 @@ def _options(text: str | None) -> dict[str, Any] | None:
 def cmd_tournament_create(args: argparse.Namespace) -> int:
     """createTournament with the entrants' owner keys this CLI knows; --follow to watch it."""
     api = Api(api_url(args))
+    entrants = [bot_id(api, ref) for ref in args.entrant]
     body: dict[str, Any] = {
         "game": args.game,
         "seats": args.seats,
-        "entrants": args.entrant,
+        "entrants": entrants,
         "deals": args.deals,
         "deadline_ms": args.deadline_ms,
         "time_bank_ms": args.time_bank_ms,
-        "owner_keys": _entrant_keys(args.entrant),
+        "owner_keys": _entrant_keys(entrants),
     }
     for name, value in (
         ("seed", args.seed),
@@ -545,14 +566,16 @@ def cmd_league_delete(args: argparse.Namespace) -> int:
 
 def cmd_league_join(args: argparse.Namespace) -> int:
     """joinLeague (the bot's owner key)."""
-    key = _need_key("bot", args.bot_id)
-    return _league_change(args, "POST", f"/leagues/{args.league_id}/members", {"bot_id": args.bot_id}, key)
+    ident = bot_id(Api(api_url(args)), args.bot_id)
+    key = _need_key("bot", ident)
+    return _league_change(args, "POST", f"/leagues/{args.league_id}/members", {"bot_id": ident}, key)
 
 
 def cmd_league_leave(args: argparse.Namespace) -> int:
     """leaveLeague (the bot's owner key)."""
-    key = _need_key("bot", args.bot_id)
-    return _league_change(args, "DELETE", f"/leagues/{args.league_id}/members/{args.bot_id}", None, key)
+    ident = bot_id(Api(api_url(args)), args.bot_id)
+    key = _need_key("bot", ident)
+    return _league_change(args, "DELETE", f"/leagues/{args.league_id}/members/{ident}", None, key)
 
 
 # --------------------------------------------------------------------------- replays
@@ -609,11 +632,11 @@ def add_bot_commands(bsub: Any) -> None:
     listing.set_defaults(func=cmd_bot_list)
     show = bsub.add_parser("show", help="one bot")
     add_api_option(show)
-    show.add_argument("bot_id")
+    show.add_argument("bot_id", help="bot id or name")
     show.set_defaults(func=cmd_bot_show)
     update = bsub.add_parser("update", help="rename, move, change games or openness (owner key)")
     add_api_option(update)
-    update.add_argument("bot_id")
+    update.add_argument("bot_id", help="bot id or name")
     update.add_argument("--name", default=None)
     update.add_argument("--url", default=None)
     update.add_argument("--game", action="append", default=None, help="the new game list (repeat)")
@@ -623,7 +646,7 @@ def add_bot_commands(bsub: Any) -> None:
     update.set_defaults(func=cmd_bot_update)
     delete = bsub.add_parser("delete", help="delete a bot (owner key); its results stay")
     add_api_option(delete)
-    delete.add_argument("bot_id")
+    delete.add_argument("bot_id", help="bot id or name")
     delete.set_defaults(func=cmd_bot_delete)
 
 
@@ -641,7 +664,7 @@ def add_tournament_commands(tsub: Any) -> None:
     create = tsub.add_parser("create", help="create a tournament through the API")
     add_api_option(create)
     _match_options(create)
-    create.add_argument("--entrant", action="append", required=True, help="bot id (repeat)")
+    create.add_argument("--entrant", action="append", required=True, help="bot id or name (repeat)")
     create.add_argument("--seed", type=int, default=None, help="a practice tournament's seed")
     create.add_argument("--start-at", default=None, help="ISO time to start (default now)")
     create.add_argument("--follow", action="store_true", help="then follow it to the end")
@@ -690,7 +713,7 @@ def add_league_and_replay_commands(sub: Any) -> None:
         command = lsub.add_parser(name, help=text)
         add_api_option(command)
         command.add_argument("league_id")
-        command.add_argument("bot_id")
+        command.add_argument("bot_id", help="bot id or name")
         command.set_defaults(func=func)
     replay = sub.add_parser("replay", help="replays that `trickarena play` wrote")
     rsub = replay.add_subparsers(dest="rcommand", required=True)
