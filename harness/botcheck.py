@@ -343,6 +343,18 @@ class _Checker:
             return str(exc.code), exc.message, None, b"", self.url
         return FaultCode.CONNECTION_ERROR.value, "cannot reach the bot", None, b"", self.url
 
+    def wait_until_up(self, client: CheckClient, wait_s: float) -> None:
+        """Give a bot that is still starting up to `wait_s` seconds to accept a connection."""
+        deadline = time.monotonic() + wait_s
+        while client.recording is not None and time.monotonic() < deadline:
+            try:
+                client.recording.request("GET", "/", None, PROBE_TIMEOUT_S)
+                return
+            except OutboundError as exc:
+                if exc.code != FaultCode.CONNECTION_ERROR:
+                    return
+            time.sleep(0.2)
+
     def info(self, client: CheckClient, games: list[str] | None) -> list[str]:
         """GET /: the bot's info, checked as at submission; the known games it declares."""
         started = time.monotonic()
@@ -509,16 +521,20 @@ def check_bot(
     games: list[str] | None = None,
     deadline_ms: int = DEFAULT_DEADLINE_MS,
     time_bank_ms: int = DEFAULT_TIME_BANK_MS,
+    wait_s: float = 0.0,
 ) -> CheckReport:
     """Check the bot at `url` as the platform would call it, signing with `secret`.
 
     `policy` is the outbound address policy (default: the operator's, `TRICKARENA_ALLOWED_NETWORKS`;
     the CLI passes `ANY_ADDRESS`); `games`, the games the bot is registered for (each must be in its
-    `GET /`). Never raises for anything the bot does: every problem is a finding.
+    `GET /`); `wait_s`, how long a bot that refuses connections may take to come up (the CLI's
+    check right after starting a bot). Never raises for anything the bot does: every problem is a
+    finding.
     """
     checker = _Checker(url, secret, policy, deadline_ms, time_bank_ms)
     client = CheckClient(checker.url, secret, policy)
     try:
+        checker.wait_until_up(client, wait_s)
         known = checker.info(client, games)
         if known and secret is None:
             checker.report.add(

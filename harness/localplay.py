@@ -68,6 +68,7 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
         policy=ANY_ADDRESS,
         deadline_ms=args.deadline_ms,
         time_bank_ms=args.time_bank_ms,
+        wait_s=args.wait_s,
     )
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -188,6 +189,9 @@ def add_local_commands(sub: Any, bsub: Any) -> None:
     add_secret_options(check)
     check.add_argument("--deadline-ms", type=int, default=1000)
     check.add_argument("--time-bank-ms", type=int, default=5000)
+    check.add_argument(
+        "--wait-s", type=float, default=5.0, help="how long a bot just started may take to come up (5)"
+    )
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_bot_check)
     play = sub.add_parser("play", help="play your bot locally against bundled bots, write replays")

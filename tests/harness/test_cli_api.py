@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -18,6 +19,7 @@ import requests
 from werkzeug.serving import make_server
 
 from api.app import create_app
+from bots.bundled import GAME_NAMES as GAMES
 from bots.bundled import make_bot
 from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, BotServer
 from harness.runner import HarnessContext
@@ -80,6 +82,12 @@ class Cli:
 def cli(api_base: str, tmp_path: Path) -> Cli:
     """The CLI pointed at the test's API."""
     return Cli(api_base, tmp_path)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def _register(cli: Cli, name: str, *extra: str) -> tuple[str, BotServer]:
@@ -196,3 +204,52 @@ def test_a_local_replay_opens_in_the_viewer_after_upload(cli: Cli, api_base: str
     assert [e["id"] for e in served["events"]] == [e["id"] for e in local["events"]]
     frames = requests.get(f"{api_base}/web/data/games/{served['game_id']}/frames?seat=all", timeout=10)
     assert frames.status_code == 200
+
+
+def _readme_walkthrough() -> str:
+    """The shell block of README.md's "Your bot, step by step"."""
+    text = (ROOT / "README.md").read_text()
+    after = text[text.index("<!-- walkthrough:") :]
+    return after.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def _open_bundled(api_base: str, name: str) -> BotServer:
+    """A bundled bot registered under its own name, open to challenges (as `make run` serves them)."""
+    unsigned = BotServer(make_bot(name), None).start()
+    try:
+        body = {"name": name, "url": unsigned.url, "games": list(GAMES), "open": True}
+        created = requests.post(f"{api_base}/bots", json=body, timeout=30)
+        assert created.status_code == 201, created.text
+    finally:
+        unsigned.stop()
+    return BotServer(make_bot(name), created.json()["secret"], port=unsigned.port).start()
+
+
+@pytest.mark.timeout(300)
+def test_the_readme_walkthrough_runs_as_written(cli: Cli, api_base: str, workers: WorkerProcs) -> None:
+    """Rule: README's bot section, run by bash as written (a free port for 8001, the test's API):
+    check, play, register, check again, and a tournament followed to its end."""
+    script = _readme_walkthrough().replace("8001", str(_free_port()))
+    for link in (".venv", "bots"):
+        (cli.home / link).symlink_to(Path(sys.executable).parents[1] if link == ".venv" else ROOT / link)
+    bundled = [_open_bundled(api_base, name) for name in ("heuristic", "random")]
+    workers.start()
+    try:
+        run = subprocess.run(
+            ["bash", "-c", "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script],
+            cwd=cli.home,
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            timeout=280,
+        )
+    finally:
+        for server in bundled:
+            server.stop()
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    out = run.stdout
+    assert out.count("all good") == 2  # both checks
+    assert "0 fault(s)" in out  # play
+    assert "registered my-bot as bot" in out
+    assert json.loads(out.strip().splitlines()[-1])["status"] == "finished"
+    assert len(list((cli.home / "replays").glob("tricky-teams-*.json"))) == 2
