@@ -120,3 +120,22 @@ def test_load_secret_order_and_fresh_secrets(tmp_path: Path) -> None:
     assert load_secret(None, {}) is None
     fresh = {new_secret() for _ in range(50)}
     assert len(fresh) == 50 and all(len(s) >= 43 for s in fresh)
+
+
+def test_trickarena_bot_secret_prints_a_fresh_secret_a_bot_accepts() -> None:
+    """Rule: `trickarena bot secret` prints a new secret each time, usable as $TRICKARENA_BOT_SECRET."""
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "harness.cli", "bot", "secret"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        for _ in range(2)
+    ]
+    secrets = [run.stdout.strip() for run in runs]
+    assert all(run.returncode == 0 for run in runs) and secrets[0] != secrets[1]
+    assert all(len(s) >= 43 and "\n" not in s for s in secrets)
+    with _bundled([], {SECRET_ENV: secrets[0]}) as url:
+        assert _signed_move_works(url, secrets[0])
