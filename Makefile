@@ -4,6 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+NODE     := /usr/bin/node
 
 .PHONY: run test test-fast lint openapi bench clean
 
@@ -17,7 +18,7 @@ run: $(STAMP)
 	$(PY) -m harness.cli run $(ARGS)
 
 # The checks first (style, types, the import contract), then the whole suite.
-test: lint $(CHROMIUM)
+test: lint $(CHROMIUM) $(NODE)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Quick feedback: the checks and the unit tests (no browser, no worker processes, not the golden
@@ -25,6 +26,12 @@ test: lint $(CHROMIUM)
 # (every test has its own Redis key prefix, so they run side by side).
 test-fast: lint
 	$(PY) -m pytest -q -x -n 2 tests/games tests/api -m "not slow" --ignore=tests/games/golden $(PYTEST_ARGS)
+
+# The Node.js starter bot (bots/starters/node) is tested against the platform: Debian's nodejs.
+$(NODE):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y --no-install-recommends nodejs npm || (apt-get update && apt-get install -y --no-install-recommends nodejs npm); \
+	else echo "tests/bots needs Debian's nodejs: sudo apt-get install -y nodejs npm"; fi
 
 # The browser tests (tests/ops/test_web.py) drive Debian's Chromium through playwright; never a
 # downloaded browser. Without root we can only say what to install (the tests then fail, not skip).
