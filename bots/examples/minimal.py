@@ -1,6 +1,5 @@
 """A complete bot in ten lines: always the lowest-numbered card on offer, else the first legal move."""
 
-import sys
 from typing import Any
 
 from bots.sdk import serve
@@ -17,4 +16,5 @@ def choose(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str,
 
 
 if __name__ == "__main__":
-    serve(choose, name="minimal", games=["tricky-teams", "trick-n-trouble"], secret=sys.argv[1], port=8001)
+    # The signing secret comes from $TRICKARENA_BOT_SECRET (or --secret-file), never argv.
+    serve(choose, name="minimal", games=["tricky-teams", "trick-n-trouble"], port=8001)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("tricky-teams", "trick-n-trouble")
@@ -126,6 +128,11 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
             break
     assert any("API docs" in line for line in seen), "".join(seen)
     assert processes_mentioning(str(var)), "nothing running mid-run?"
+    # The bundled bots are open to challenges: anyone may enter them without their owner key.
+    api = re.search(r"http://127\.0\.0\.1:\d+", "".join(seen))
+    assert api is not None, "".join(seen)
+    for bot_id in first.values():
+        assert requests.get(f"{api.group(0)}/bots/{bot_id}", timeout=10).json()["open"] is True
     # A child that dies is started again (issue 17): kill worker-1's whole group.
     pids_file = var / "run" / "pids.json"
     victim = json.loads(pids_file.read_text())["worker-1"]
