@@ -23,7 +23,10 @@ played to the end, the workers started first. Reported per run, and as medians a
   seconds per second (its own, its threads' and reaped children's, from /proc), per worker;
 - the worker's CPU per decision (everything: RQ, heartbeats, engine, Redis and HTTP clients)
   and the matches' own CPU per decision (their threads: the runner's work);
-- the load average before and after.
+- the Redis server's commands (those a Lua script runs included) and CPU per match (INFO; only
+  meaningful on a Redis of the bench's own, `--redis-url`, since it counts every client);
+- the load average before and after (on Linux it counts runnable threads: 64 matches in flight
+  are up to 64 of them).
 
 With `--baseline-root DIR` (a checkout of an earlier commit, e.g. `git worktree add DIR <rev>`)
 every run is followed by the same run with the workers started from DIR (its code, this
@@ -166,6 +169,12 @@ def worker_cpu_seconds(pid: int) -> float:
     return total
 
 
+def redis_stats(client: redis.Redis) -> tuple[int, float]:
+    """(commands processed, CPU seconds used) by the Redis server so far."""
+    stats, cpu = client.info("stats"), client.info("cpu")
+    return int(stats["total_commands_processed"]), float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+
+
 def start_workers(
     ctx: HarnessContext, url: str, count: int, cpu_policy: str, max_in_flight: int | None, root: Path = ROOT
 ) -> list[subprocess.Popen[bytes]]:
@@ -223,6 +232,7 @@ def run_once(
     queue = Queue(ctx.queue_name, connection=ctx.store.client)
     load_before = os.getloadavg()[0]
     try:
+        redis_before = redis_stats(ctx.store.client)
         cpu_before = sum(worker_cpu_seconds(p.pid) for p in procs)
         per_deal = min(math.comb(len(ids), 4), 60) * 4  # tables (max_tables 60) x 4 rotations
         deals = math.ceil(matches / per_deal)
@@ -237,6 +247,7 @@ def run_once(
                 in_flight.append(queue.started_job_registry.count)
             time.sleep(0.25)
         cpu_s = sum(worker_cpu_seconds(p.pid) for p in procs) - cpu_before
+        redis_after = redis_stats(ctx.store.client)
     finally:
         stop_workers(procs)
     record = ctx.store.tournament(tid)
@@ -256,6 +267,9 @@ def run_once(
         "achieved_over_ideal": cpu_s / elapsed / workers,
         "worker_cpu_ms_per_decision": cpu_s / decisions * 1000,
         "match_cpu_ms_per_decision": match_cpu_s / decisions * 1000,
+        # The whole Redis server's: meaningful with a Redis of the bench's own (--redis-url).
+        "redis_commands_per_match": (redis_after[0] - redis_before[0]) / len(results),
+        "redis_cpu_ms_per_match": (redis_after[1] - redis_before[1]) / len(results) * 1000,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
     }
