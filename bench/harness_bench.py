@@ -339,30 +339,30 @@ def main(argv: list[str] | None = None) -> int:
     ctx = HarnessContext.build(url, prefix, queue)
     slots = args.max_in_flight or DEFAULT_IN_FLIGHT
     runs: dict[str, list[dict[str, float]]] = {}
+    bots: list[BotProc] = []
     try:
-        for delay in delays:
-            ids, bots = start_bots(ctx, args.bots, delay, tag)
-            try:
-                for run in range(args.runs):
-                    for workers in worker_counts:
-                        matches = max(args.min_matches, math.ceil(args.matches_per_slot * workers * slots))
-                        figures = run_once(ctx, url, ids, workers, matches, seed=run + 1, args=args)
-                        case = f"{delay:g}ms_{workers}w"
-                        if args.baseline_root:
-                            base = run_once(
-                                ctx, url, ids, workers, baseline_matches[delay], run + 1, args, baseline=True
-                            )
-                            runs.setdefault(case + "_baseline", []).append(base)
-                            print(json.dumps({"case": case + "_baseline", "run": run, **base}), flush=True)
-                            figures["over_baseline"] = figures["matches_per_min"] / base["matches_per_min"]
-                        runs.setdefault(case, []).append(figures)
-                        print(json.dumps({"case": case, "run": run, **figures}), flush=True)
-            finally:
-                for bot in bots:
-                    bot.stop()
+        fleets = {}
+        for delay in delays:  # every delay's bots up front: each run then goes through all delays
+            fleets[delay], procs = start_bots(ctx, args.bots, delay, tag)
+            bots += procs
+        for run in range(args.runs):
+            for delay in delays:
+                ids = fleets[delay]
+                for workers in worker_counts:
+                    matches = max(args.min_matches, math.ceil(args.matches_per_slot * workers * slots))
+                    figures = run_once(ctx, url, ids, workers, matches, seed=run + 1, args=args)
+                    case = f"{delay:g}ms_{workers}w"
+                    if args.baseline_root:
+                        base = run_once(
+                            ctx, url, ids, workers, baseline_matches[delay], run + 1, args, baseline=True
+                        )
+                        runs.setdefault(case + "_baseline", []).append(base)
+                        print(json.dumps({"case": case + "_baseline", "run": run, **base}), flush=True)
+                        figures["over_baseline"] = figures["matches_per_min"] / base["matches_per_min"]
+                    runs.setdefault(case, []).append(figures)
+                    print(json.dumps({"case": case, "run": run, **figures}), flush=True)
     finally:
-        cleanup(ctx.store.client, prefix, queue)
-        handle.stop()
+        tear_down(bots, ctx, queue, handle)
     summary = {
         "max_in_flight": args.max_in_flight,
         "cpu_policy": args.cpu_policy,
