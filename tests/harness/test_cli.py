@@ -128,16 +128,16 @@ def test_a_tournament_starts_at_its_start_time(ctx: HarnessContext, workers: Wor
         (["--cpu-policy", "normal"], os.SCHED_OTHER),
     ],
 )
-def test_a_worker_and_its_work_horses_run_under_the_cpu_policy(
+def test_a_worker_and_its_job_threads_run_under_the_cpu_policy(
     ctx: HarnessContext, workers: WorkerProcs, options: list[str], policy: int
 ) -> None:
-    """Rule: `trickarena worker` runs as a batch job by default, and every work-horse it forks too."""
+    """Rule: `trickarena worker` runs as a batch job by default, and every job thread it starts too."""
     from redis import Redis
     from rq import Queue
 
     proc = workers.start(scheduler=False, extra=options)
     wait_for(lambda: os.sched_getscheduler(proc.pid) == policy, 20, "the worker's CPU policy")
-    # The job runs in a forked work-horse; it reports the policy it finds itself under.
+    # The job runs in a thread of the worker; it reports the policy it finds itself under.
     job = Queue(ctx.queue_name, connection=Redis.from_url(ctx.redis_url)).enqueue(os.sched_getscheduler, 0)
     try:
         wait_for(lambda: job.get_status(refresh=True) == "finished", 30, "the job to run")
