@@ -18,9 +18,89 @@ from core.errors import ServiceError
 
 log = logging.getLogger("trickarena.api")
 
+# Every `code` an error answer can carry, with what it means: openapi.yaml's `ErrorCode` enum is
+# built from this list, and a test fails when the code raises a code that is not in it.
+ERROR_CODES: dict[str, str] = {
+    # 400, 401, 403, 404, 405: the request itself
+    "bad_request": "The request is malformed (HTTP 400).",
+    "http_error": "Any other HTTP-level refusal (the status says which).",
+    "missing_token": "401: the operation needs `Authorization: Bearer <token>` and none was sent.",
+    "invalid_authorization": "401: the Authorization header is not `Bearer <token>`.",
+    "invalid_token": "403: the token is not a seat token of this game.",
+    "not_owner": "403: not the owner key of this bot, tournament or league.",
+    "entrant_not_authorized": (
+        "403: an entrant is neither the caller's (by owner key) nor open to challenges."
+    ),
+    "not_found": "404: no such path, or a malformed id in it.",
+    "game_not_found": "404: no such game (or it expired).",
+    "wrong_game": (
+        "404: the game exists but is not of the game named in the path (`details.game` is its game)."
+    ),
+    "bot_not_found": "404: no such bot.",
+    "tournament_not_found": "404: no such tournament.",
+    "league_not_found": "404: no such league.",
+    "method_not_allowed": "405: the path does not take this method (`Allow` lists those it takes).",
+    # 409: the state of what the request is about
+    "conflict": "409: the request clashes with the current state.",
+    "not_your_turn": "409: the seat is not to move.",
+    "game_over": "409: the game is over.",
+    "version_conflict": "409: other writes kept winning the race; reload and retry.",
+    "seat_moved_meanwhile": (
+        "409: the seat itself moved since this request read the game (`details.version`)."
+    ),
+    "duplicate_move": (
+        "409: the same move as the seat's own last one, just now, without If-Match (`details.version`)."
+    ),
+    "game_sealed": "409: a tournament game, unreadable without a seat token until the tournament ends.",
+    "waiting_for_players": "409: seats are still open (`details.open_seats`); nobody moves yet.",
+    "seat_taken": "409: the seat asked for is not open.",
+    "game_not_over": "409: the replay exists once the game is over.",
+    "duplicate_name": "409: a bot of that name exists.",
+    "bot_deleted": "409: the bot was deleted.",
+    "tournament_exists": "409: a tournament with that id exists.",
+    "tournament_over": "409: the tournament has ended already.",
+    "league_deleted": "409: the league was deleted.",
+    "league_full": "409: the league has as many members as it takes (`details.max`).",
+    "not_a_member": "409: the bot is not a member of the league.",
+    # 412, 413
+    "stale_version": "412: If-Match names a version that is no longer current (`details.version`).",
+    "body_too_large": "413: the request body is larger than the server accepts.",
+    # 422: the request's content
+    "unprocessable": "422: the request's content is refused.",
+    "invalid_json": "422: the body is not valid JSON.",
+    "json_too_deep": "422: the JSON nests deeper than the server reads (`details.max_depth`).",
+    "number_out_of_range": (
+        "422: an integer beyond 64 bits or a number that is not finite (`details.min`, `details.max`)."
+    ),
+    "validation_error": "422: invalid fields (`details` holds the field errors by location).",
+    "game_error": "422: the game refused the request.",
+    "malformed_move": "422: not a well-formed move of this game (`details.fields`).",
+    "illegal_move": "422: a well-formed move the rules do not allow now (`details.legal_moves`).",
+    "invalid_options": "422: options the game does not accept (`details.option` names one).",
+    "invalid_deal": "422: a deal the game does not accept.",
+    "invalid_seats": "422: a seat count or open seats the game does not take (`details.seat_counts`).",
+    "invalid_seat": "422: no such seat in this game.",
+    "unknown_game": "422: the server plays no game of that name.",
+    "bot_check_failed": "422: the bot's GET / did not answer as the protocol asks.",
+    "game_not_played": "422: the bot does not list a game it claims (`details.claimed`, `details.plays`).",
+    "bot_game_mismatch": "422: a bot does not play the tournament's game (`details.bot_id`).",
+    "invalid_tournament": "422: the tournament asked for cannot be run.",
+    "practice_league": "422: a league round never has a chosen seed.",
+    "duplicate_entrants": "422: entrants must be distinct bots.",
+    "schedule_too_large": "422: the schedule would have more matches than allowed.",
+    "invalid_schedule": "422: a league schedule that is not exactly one valid interval or cron expression.",
+    "invalid_status": "422: a status that cannot be set.",
+    "too_few_members": "422: too few members to play a round.",
+    # 429, 5xx
+    "rate_limited": "429: over the requests allowed (`Retry-After`; `details.limit`, `details.per`).",
+    "storage_unavailable": "503: the game store is unreachable (`Retry-After: 1`).",
+    "internal_error": "500: a bug, logged.",
+}
+
 
 def _code_name(error: HTTPException) -> str:
-    return (error.name or "error").lower().replace(" ", "_").replace("'", "")
+    name = (error.name or "error").lower().replace(" ", "_").replace("'", "")
+    return name if name in ERROR_CODES else "http_error"
 
 
 def http_error_response(error: HTTPException) -> Response:

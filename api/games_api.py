@@ -13,21 +13,16 @@ from flask import Response, current_app, jsonify, request, stream_with_context
 from api.blueprint_util import Blueprint, ErrorDocs, header_parameter
 from api.context import app_context
 from api.schemas import (
-    MAX_SEED,
+    GAME_WIRE,
     CreatedGameSchema,
     CreateGameSchema,
-    EventListSchema,
     EventsQuerySchema,
-    GameSchema,
-    GameTypeListSchema,
-    HealthSchema,
     JoinedGameSchema,
     JoinGameSchema,
-    LegalMovesSchema,
-    ReplaySchema,
     StreamQuerySchema,
     ref,
 )
+from api.schemas.games import prefix_of
 from core import errors
 from core.service import GameService
 from games.registry import GAMES
@@ -40,47 +35,57 @@ blp = Blueprint("games", __name__, description="Games: create, join, view, move,
 SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 ERROR_TEXT = {
-    401: "No seat token (code `missing_token`).",
+    401: "No seat token (code `missing_token`), or an Authorization header that is not `Bearer <token>` "
+    "(`invalid_authorization`).",
     403: "The token is not a seat token of this game (code `invalid_token`).",
-    404: "No such game (code `game_not_found`).",
+    404: "No such game (code `game_not_found`); for a game-specific path also a game of another game "
+    "(`wrong_game`).",
     409: "Conflict with the game's state: `not_your_turn`, `game_over`, `version_conflict`, "
     "`seat_moved_meanwhile`, `duplicate_move`, `game_sealed` (a tournament game before the "
     "tournament ends), "
     "`waiting_for_players`, `seat_taken`, `game_not_over`.",
     412: "If-Match names a version that is no longer current (code `stale_version`).",
     413: "The request body is too large (code `body_too_large`).",
+    429: "Over a rate limit (code `rate_limited`; `Retry-After` says when to retry).",
     422: "Invalid JSON (`invalid_json`), invalid fields (`validation_error`, with field errors), "
     "or rejected by the game (`malformed_move`, `illegal_move` with the legal moves, "
     "`invalid_options`, ...).",
 }
-ETAG_HEADER = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
-
-
-# One server-sent message (OpenAPI 3.1: the media type's schema describes each message).
-SSE_MESSAGE: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "event": {"type": "string", "enum": ["game-event", "end"]},
-        "id": {"type": "string", "pattern": r"^[0-9]+-[0-9]+$"},
-        "retry": {"type": "integer"},
-        "data": {
-            "type": "string",
-            "contentMediaType": "application/json",
-            "contentSchema": {
-                "oneOf": [
-                    ref("Event"),
-                    {
-                        "type": "object",
-                        "required": ["reason"],
-                        "properties": {"reason": {"enum": ["finished", "timeout", "game_not_found"]}},
-                    },
-                ]
-            },
-            "description": "An Event (`game-event`), or why the stream ends (`end`).",
-        },
+ETAG_HEADER = {
+    "ETag": {
+        "description": 'The game\'s version, quoted (`"7"`): send it as If-Match or If-None-Match.',
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+    }
+}
+GAME_HEADERS = {
+    **ETAG_HEADER,
+    "Vary": {
+        "description": "`Authorization`: the body depends on the seat token.",
+        "schema": {"type": "string"},
+    },
+    "Cache-Control": {
+        "description": "`private, no-cache`: no shared cache may hand one seat's view to another.",
+        "schema": {"type": "string"},
     },
 }
 
+
+def query_parameter(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """An optional query parameter."""
+    return {"in": "query", "name": name, "required": False, "schema": schema, "description": description}
+
+
+SINCE = query_parameter(
+    "since",
+    {"type": "integer", "minimum": 0, "maximum": 2**31, "default": 0},
+    "Only events of versions above this one (0: from the start).",
+)
+TIMEOUT = query_parameter(
+    "timeout",
+    {"type": "integer", "minimum": 0, "maximum": 300},
+    "Close the stream after this many seconds; absent: the server's cap (TRICKARENA_SSE_MAX_SECONDS), "
+    "which also caps this.",
+)
 
 documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
@@ -146,54 +151,19 @@ def parse_if_match(header: str | None) -> int | None:
 
 @blp.route("/game-types", methods=["GET"])
 @blp.doc(operationId="listGameTypes", tags=["games"], summary="The games this server plays")
-@blp.response(200, GameTypeListSchema)
+@blp.response(200, "GameTypeList")
+@documents_errors(429)
 def list_game_types() -> Response:
     """Every game: name, title, seat counts, options schema and defaults."""
     return jsonify({"games": service().game_types()})
 
 
 def create_game_body() -> dict[str, Any]:
-    """createGame's request body documented per game: game name, its seat counts and its own options."""
-    variants = []
-    for name in sorted(GAMES):
-        engine = GAMES[name]
-        variants.append(
-            {
-                "type": "object",
-                "title": f"Create a {engine.title} game",
-                "additionalProperties": False,
-                "required": ["game", "seats"],
-                "properties": {
-                    "game": {"type": "string", "enum": [name]},
-                    "seats": {"type": "integer", "enum": list(engine.seat_counts)},
-                    "options": {"anyOf": [engine.options_schema(), {"type": "null"}]},
-                    "seed": {
-                        "anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_SEED}, {"type": "null"}]
-                    },
-                    "deal": {
-                        "anyOf": [{"type": "object"}, {"type": "null"}],
-                        "description": "An explicit deal in the game's own format (docs/rules).",
-                    },
-                    "open_seats": {
-                        "type": "array",
-                        "maxItems": max(engine.seat_counts),
-                        "uniqueItems": True,
-                        "items": {"type": "integer", "minimum": 0, "maximum": max(engine.seat_counts) - 1},
-                        "description": "Seats created without a token, claimed later with joinGame.",
-                    },
-                },
-            }
-        )
+    """createGame's request body: one type per game (`NewGame`, discriminated by `game`)."""
     return {
         "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "oneOf": variants,
-                    "discriminator": {"propertyName": "game"},
-                }
-            }
-        },
+        "description": "The game to create: its name, seat count and its own options, seed and deal.",
+        "content": {"application/json": {"schema": ref("NewGame")}},
     }
 
 
@@ -226,7 +196,11 @@ def create_game_body() -> dict[str, Any]:
     },
 )
 @blp.arguments(CreateGameSchema)
-@blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}, **ETAG_HEADER})
+@blp.response(
+    201,
+    CreatedGameSchema,
+    headers={"Location": {"description": "The game's path.", "schema": {"type": "string"}}, **GAME_HEADERS},
+)
 @documents_errors(413, 422)
 def create_game(body: dict[str, Any]) -> Response:
     """Create a game: a seat token per seat (open seats excepted), shown only now."""
@@ -253,11 +227,11 @@ def create_game(body: dict[str, Any]) -> Response:
 @blp.route("/games/<game_id:game_id>/join", methods=["POST"])
 @blp.doc(operationId="joinGame", tags=["games"], summary="Claim an open seat")
 @blp.arguments(JoinGameSchema, required=False)
-@blp.response(201, JoinedGameSchema)
+@blp.response(201, JoinedGameSchema, headers=GAME_HEADERS)
 @documents_errors(404, 409, 413, 422)
 def join_game(body: dict[str, Any], game_id: str) -> Response:
     """Claim `seat` (or the lowest open seat) and receive its token, shown only now."""
-    seat, token, version = service().join_game(game_id, body["seat"])
+    seat, token, version = service().join_game(game_id, body.get("seat"))
     return with_etag({"game_id": game_id, "seat": seat, "token": token, "version": version}, version, 201)
 
 
@@ -267,9 +241,14 @@ def join_game(body: dict[str, Any], game_id: str) -> Response:
     tags=["games"],
     summary="A game as one seat (or a spectator) sees it",
     security=OPTIONAL_AUTH,
+    parameters=[
+        header_parameter(
+            "If-None-Match", 'The ETag of a copy you hold (`"7"`): 304 without a body while it is current.'
+        )
+    ],
 )
-@blp.response(200, GameSchema, headers=ETAG_HEADER)
-@blp.alt_response(304, description="Unchanged since the version in If-None-Match.")
+@blp.response(200, "Game", headers=GAME_HEADERS)
+@blp.alt_response(304, description="Unchanged since the version in If-None-Match.", headers=ETAG_HEADER)
 @documents_errors(401, 403, 404)
 def get_game(game_id: str) -> Response:
     """With a seat token: that seat's view and legal moves; without: the spectator view."""
@@ -288,7 +267,7 @@ def get_game(game_id: str) -> Response:
 
 @blp.route("/games/<game_id:game_id>/legal-moves", methods=["GET"])
 @blp.doc(operationId="listLegalMoves", tags=["games"], summary="The seat's legal moves", security=SEAT_AUTH)
-@blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
+@blp.response(200, "LegalMoves", headers=GAME_HEADERS)
 @documents_errors(401, 403, 404)
 def list_legal_moves(game_id: str) -> Response:
     """Every move the token's seat may post now, each exactly as postMove accepts it."""
@@ -296,9 +275,14 @@ def list_legal_moves(game_id: str) -> Response:
     stored = svc.load(game_id, with_actions=False)
     seat = svc.authenticate(stored, bearer_token())
     moves = svc.legal_for(stored, seat)
-    return with_etag(
-        {"game_id": game_id, "version": stored.version, "seat": seat, "legal_moves": moves}, stored.version
-    )
+    body = {
+        "game_id": game_id,
+        "game": stored.game,
+        "version": stored.version,
+        "seat": seat,
+        "legal_moves": moves,
+    }
+    return with_etag(body, stored.version)
 
 
 def documented_by(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -320,6 +304,11 @@ def documented_by(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return decorate
 
 
+IF_MATCH = header_parameter(
+    "If-Match", 'Apply only if the game is still at this version (`"7"`, its ETag); 412 otherwise.'
+)
+
+
 @blp.route("/games/<game_id:game_id>/moves", methods=["POST"])
 @documented_by(
     blp.doc(
@@ -329,14 +318,13 @@ def documented_by(*decorators: Callable[[F], F]) -> Callable[[F], F]:
         security=SEAT_AUTH,
         requestBody={
             "required": True,
-            "description": "One of the seat's legal moves, exactly as listLegalMoves lists it.",
+            "description": "One of the seat's legal moves, exactly as listLegalMoves lists it (the "
+            "per-game move operations take only their game's moves).",
             "content": {"application/json": {"schema": ref("Move")}},
         },
-        parameters=[
-            header_parameter("If-Match", "Apply only if the game is still at this version (412 otherwise).")
-        ],
+        parameters=[IF_MATCH],
     ),
-    blp.response(200, GameSchema, headers=ETAG_HEADER),
+    blp.response(200, "Game", headers=GAME_HEADERS),
     documents_errors(401, 403, 404, 409, 412, 413, 422),
 )
 def post_move(game_id: str) -> Response:
@@ -353,6 +341,58 @@ def post_move(game_id: str) -> Response:
         environ.get("HTTP_IF_MATCH"),
     )
     return with_etag(body, version)
+
+
+def game_move_operation(game: str) -> None:
+    """postMove for games of one game only: its body is that game's move type, its answer that game's."""
+    prefix = prefix_of(game)
+
+    def post_game_move(game_id: str) -> Response:
+        svc = service()
+        stored = svc.load(game_id, with_actions=False)
+        if stored.game != game:
+            raise errors.GameNotFound(
+                f"game {game_id} is a {stored.game} game, not {game}",
+                code="wrong_game",
+                details={"game": stored.game},
+            )
+        environ = request.environ
+        body, version = make_move(
+            svc,
+            game_id,
+            environ.get("HTTP_AUTHORIZATION"),
+            request.get_data(cache=False),
+            environ.get("HTTP_IF_MATCH"),
+        )
+        return with_etag(body, version)
+
+    post_game_move.__name__ = f"post_{game.replace('-', '_')}_move"
+    post_game_move.__doc__ = (
+        f"postMove for a {GAMES[game].title} game: the body is one of its moves, the answer its view "
+        "(404 `wrong_game` for a game of another game). Otherwise the same as postMove."
+    )
+    documented = documented_by(
+        blp.doc(
+            operationId=f"post{prefix}Move",
+            description=post_game_move.__doc__,
+            tags=["games"],
+            summary=f"Make a {GAMES[game].title} move",
+            security=SEAT_AUTH,
+            requestBody={
+                "required": True,
+                "description": "One of the seat's legal moves, exactly as listLegalMoves lists it.",
+                "content": {"application/json": {"schema": ref(f"{prefix}Move")}},
+            },
+            parameters=[IF_MATCH],
+        ),
+        blp.response(200, f"{prefix}Game", headers=GAME_HEADERS),
+        documents_errors(401, 403, 404, 409, 412, 413, 422),
+    )(post_game_move)
+    blp.route(f"/games/<game_id:game_id>/{game}/moves", methods=["POST"])(documented)
+
+
+for _game in sorted(GAME_WIRE):
+    game_move_operation(_game)
 
 
 def make_move(
@@ -376,13 +416,14 @@ def make_move(
     operationId="getGameEvents", tags=["games"], summary="Events since a version", security=OPTIONAL_AUTH
 )
 @blp.arguments(EventsQuerySchema, location="query")
-@blp.response(200, EventListSchema, headers=ETAG_HEADER)
+@blp.response(200, "EventList", headers=GAME_HEADERS)
 @documents_errors(401, 403, 404, 422)
 def get_game_events(query: dict[str, Any], game_id: str) -> Response:
     """Events of versions above `since`, with what the reader may not see removed."""
     stored, records = service().events(game_id, None, query["since"], token=bearer_token())
     body = {
         "game_id": game_id,
+        "game": stored.game,
         "version": stored.version,
         "status": service().render_status(stored),
         "events": [r.to_dict() for r in records],
@@ -405,14 +446,25 @@ def _parse_last_event_id(value: str | None) -> tuple[int, int] | None:
     tags=["games"],
     summary="Events as server-sent events",
     security=OPTIONAL_AUTH,
-    description="Each event is sent as `id: <version>-<n>` and `data: <Event JSON>`; reconnect with "
-    "`Last-Event-ID` to resume. The stream ends with an `end` event when the game is over or after "
-    "`timeout` seconds (capped by the server).",
-    parameters=[header_parameter("Last-Event-ID", "Resume after this event id.")],
-    responses={200: {"content": {"text/event-stream": {"schema": SSE_MESSAGE}}}},
+    description="Each event is sent as `id: <version>-<n>`, `event: game-event` and `data: <EventRecord "
+    "JSON>`; reconnect with `Last-Event-ID` (or `since`) to resume. The stream ends with an `end` event "
+    "when the game is over or after `timeout` seconds (capped by the server).",
+    parameters=[
+        SINCE,
+        TIMEOUT,
+        header_parameter("Last-Event-ID", "Resume after this event id (`<version>-<n>`); wins over `since`."),
+    ],
+    responses={
+        200: {
+            "description": "A text/event-stream of messages (each one as SseMessage describes).",
+            "headers": {
+                "Cache-Control": {"description": "`no-cache`.", "schema": {"type": "string"}},
+            },
+            "content": {"text/event-stream": {"schema": ref("SseMessage")}},
+        }
+    },
 )
 @blp.arguments(StreamQuerySchema, location="query")
-@blp.response(200, description="A text/event-stream of Event objects.", content_type="text/event-stream")
 @documents_errors(401, 403, 404, 422)
 def stream_game_events(query: dict[str, Any], game_id: str) -> Response:
     """Server-sent events of the game, resumable with Last-Event-ID, bounded in time."""
@@ -460,7 +512,7 @@ def _sse(
 
 @blp.route("/games/<game_id:game_id>/replay", methods=["GET"])
 @blp.doc(operationId="getReplay", tags=["games"], summary="Everything about a finished game")
-@blp.response(200, ReplaySchema)
+@blp.response(200, "Replay")
 @documents_errors(404, 409)
 def get_replay(game_id: str) -> Response:
     """After the end: header, actions and every event with all cards revealed."""
@@ -469,8 +521,8 @@ def get_replay(game_id: str) -> Response:
 
 @blp.route("/health", methods=["GET"])
 @blp.doc(operationId="getHealth", tags=["meta"], summary="Server status")
-@blp.response(200, HealthSchema)
-@blp.alt_response(503, schema=HealthSchema, description="Redis is down.")
+@blp.response(200, "Health")
+@blp.alt_response(503, schema="Health", description="Redis is down.")
 def get_health() -> Response:
     """Redis reachability and latency, plus any registered checks (e.g. workers)."""
     started = time.perf_counter()

@@ -1,95 +1,114 @@
-"""Marshmallow schemas of the HTTP API: requests, responses, errors, and per-game wire shapes."""
+"""Marshmallow schemas of the HTTP API: requests, responses, errors; the games' types (api.schemas.games)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from marshmallow import Schema, fields, validate
 
+from api.error_answers import ERROR_CODES
+from api.schemas import games
+from api.schemas.games import GAME_ID_PATTERN, MAX_SEED, ref
 from core.wire import GAME_WIRE, has_only_known_fields, validate_move
+from core.wire.common import Ref
 from games.registry import GAMES
 
 if TYPE_CHECKING:
     from apispec import APISpec
 
-__all__ = ["GAME_WIRE", "has_only_known_fields", "validate_move"]
+__all__ = ["GAME_ID_PATTERN", "GAME_WIRE", "MAX_SEED", "has_only_known_fields", "ref", "validate_move"]
 
 MAX_SEATS = 16
-MAX_SEED = 2**53 - 1
-GAME_ID_PATTERN = r"^[0-9a-f]{16}$"
-
-
-def ref(name: str) -> dict[str, str]:
-    """A JSON reference to a component schema."""
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def move_component(game: str) -> str:
-    """Component name of one game's move union."""
-    return f"{GAME_WIRE[game][0]}Move"
-
-
-def view_component(game: str) -> str:
-    """Component name of one game's view."""
-    return f"{GAME_WIRE[game][0]}View"
-
-
-ANY_MOVE: dict[str, Any] = {"anyOf": [ref(move_component(g)) for g in GAME_WIRE]}
-ANY_VIEW: dict[str, Any] = {
-    "oneOf": [ref(view_component(g)) for g in GAME_WIRE],
-    "discriminator": {
-        "propertyName": "game",
-        "mapping": {g: f"#/components/schemas/{view_component(g)}" for g in GAME_WIRE},
-    },
-}
 
 
 def register_components(spec: APISpec) -> None:
-    """Add per-game moves, views and events, and the cross-game unions, to an apispec spec."""
-    for game, (prefix, module) in GAME_WIRE.items():
-        for kind, schema in module.MOVES.items():
-            name = f"{prefix}{''.join(p.title() for p in kind.split('-'))}Move"
-            spec.components.schema(name, schema=schema)
-        spec.components.schema(move_component(game), component=dict(module.MOVE_UNION))
-        spec.components.schema(view_component(game), schema=module.VIEW)
-        for kind, schema in module.EVENTS.items():
-            spec.components.schema(
-                f"{prefix}{''.join(p.title() for p in kind.split('-'))}Event", schema=schema
-            )
-    spec.components.schema("Move", component=dict(ANY_MOVE))
-    spec.components.schema("GameView", component=dict(ANY_VIEW))
+    """Add the games' named types, envelopes and unions (api.schemas.games) to an apispec spec."""
+    games.install(spec, [("ErrorDetails", ErrorDetailsSchema), ("Error", ErrorSchema)])
+
+
+class ErrorDetailsSchema(Schema):
+    """What an error adds to its message; which fields are present depends on the `code`."""
+
+    class Meta:
+        name = "ErrorDetails"
+
+    version = fields.Integer(
+        metadata={
+            "description": "With `stale_version`, `seat_moved_meanwhile`, `duplicate_move`: the "
+            "game's current version."
+        }
+    )
+    legal_moves = fields.List(
+        Ref("Move"),
+        metadata={"description": "With `illegal_move`: the moves legal now, as postMove takes them."},
+    )
+    card = fields.String(metadata={"description": "With some `illegal_move`s: the card refused."})
+    fields_ = Ref(
+        "FieldErrors",
+        data_key="fields",
+        metadata={"description": "With `malformed_move`: the field errors of the move."},
+    )
+    open_seats = fields.List(
+        fields.Integer(), metadata={"description": "With `waiting_for_players`: the seats still open."}
+    )
+    seat_counts = fields.List(
+        fields.Integer(), metadata={"description": "With `invalid_seats`: the seat counts the game takes."}
+    )
+    game_id = fields.String(metadata={"description": "With `game_sealed`: the game."})
+    game = fields.String(metadata={"description": "With `wrong_game`: the game the id is of."})
+    option = fields.String(metadata={"description": "With `invalid_options`: the option refused."})
+    min = fields.Integer(metadata={"description": "With `number_out_of_range`: the least integer taken."})
+    max = fields.Integer(
+        metadata={
+            "description": "With `number_out_of_range`, `invalid_options`: the greatest integer taken; with "
+            "`league_full`: the members a league takes."
+        }
+    )
+    max_depth = fields.Integer(metadata={"description": "With `json_too_deep`: the deepest nesting read."})
+    limit = fields.String(
+        metadata={"description": "With `rate_limited`: the limit exceeded (`600 per 1 minute`)."}
+    )
+    per = fields.String(
+        metadata={"description": "With `rate_limited`: what the limit counts: `address` or `credential`."}
+    )
+    retry_after = fields.Integer(
+        metadata={"description": "With `rate_limited`: seconds to wait (as Retry-After)."}
+    )
+    bot_id = fields.String(metadata={"description": "With errors about one bot of a tournament: the bot."})
+    claimed = fields.List(
+        fields.String(),
+        metadata={"description": "With `game_not_played`: the games the bot was submitted for."},
+    )
+    plays = fields.List(
+        fields.String(), metadata={"description": "With `game_not_played`: the games the bot's GET / lists."}
+    )
+    json = Ref("FieldErrors", metadata={"description": "With `validation_error`: errors of the JSON body."})
+    query = Ref(
+        "FieldErrors", metadata={"description": "With `validation_error`: errors of the query string."}
+    )
+    headers = Ref("FieldErrors", metadata={"description": "With `validation_error`: errors of the headers."})
 
 
 class ErrorSchema(Schema):
-    """Every error response: a machine-readable code, a human message and optional details."""
+    """Every error response: a machine-readable code, a human message and, for some codes, details."""
 
     class Meta:
         name = "Error"
 
-    code = fields.String(required=True, metadata={"examples": ["illegal_move"]})
-    message = fields.String(required=True)
-    details = fields.Dict(keys=fields.String())
-
-
-class GameTypeSchema(Schema):
-    """One game the server plays."""
-
-    name = fields.String(required=True)
-    title = fields.String(required=True)
-    seat_counts = fields.List(fields.Integer(), required=True)
-    options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the options."})
-    default_options = fields.Dict(
-        keys=fields.String(),
-        values=fields.Dict(),
+    code = fields.String(
         required=True,
-        metadata={"description": "Default options per seat count (keys are seat counts)."},
+        validate=validate.OneOf(sorted(ERROR_CODES)),
+        metadata={
+            "description": "What went wrong, for programs:\n\n"
+            + "\n".join(f"- `{code}`: {text}" for code, text in ERROR_CODES.items()),
+            "examples": ["illegal_move"],
+        },
     )
-
-
-class GameTypeListSchema(Schema):
-    """Every game the server plays."""
-
-    games = fields.List(fields.Nested(GameTypeSchema), required=True)
+    message = fields.String(required=True, metadata={"description": "What went wrong, for people."})
+    details = fields.Nested(
+        ErrorDetailsSchema,
+        metadata={"description": "Present only for the codes that have details (see each)."},
+    )
 
 
 class CreateGameSchema(Schema):
@@ -130,17 +149,22 @@ class CreateGameSchema(Schema):
 class SeatTokenSchema(Schema):
     """A seat and its secret token (shown once)."""
 
-    seat = fields.Integer(required=True)
-    token = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The seat."})
+    token = fields.String(
+        required=True,
+        metadata={"description": "The seat's secret token: send it as `Authorization: Bearer`."},
+    )
 
 
 class CreatedGameSchema(Schema):
-    """Response of createGame."""
+    """Response of createGame: the game's id and a token for every seat not left open (shown only now)."""
 
-    game_id = fields.String(required=True, metadata={"pattern": GAME_ID_PATTERN})
-    game = fields.String(required=True)
-    seats = fields.Integer(required=True)
-    version = fields.Integer(required=True)
+    game_id = fields.String(
+        required=True, metadata={"pattern": GAME_ID_PATTERN, "description": "The new game's id."}
+    )
+    game = Ref("GameName", required=True, metadata={"description": "The game played."})
+    seats = fields.Integer(required=True, metadata={"description": "Number of seats."})
+    version = fields.Integer(required=True, metadata={"description": "The game's version (1)."})
     seed = fields.Integer(
         required=True,
         allow_none=True,
@@ -149,77 +173,37 @@ class CreatedGameSchema(Schema):
             "secret random seed that nobody can read before the game ends (the replay shows it)."
         },
     )
-    open_seats = fields.List(fields.Integer(), required=True)
-    tokens = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    open_seats = fields.List(
+        fields.Integer(), required=True, metadata={"description": "The seats left open for joinGame."}
+    )
+    tokens = fields.List(
+        fields.Nested(SeatTokenSchema),
+        required=True,
+        metadata={"description": "One token per seat not in `open_seats`, by seat."},
+    )
 
 
 class JoinGameSchema(Schema):
-    """Body of joinGame (an empty object claims the lowest open seat)."""
+    """Body of joinGame (an empty object, or no body, claims the lowest open seat)."""
 
     seat = fields.Integer(
-        strict=True, load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEATS - 1)
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(min=0, max=MAX_SEATS - 1),
+        metadata={"description": "The open seat to claim; absent or null: the lowest open seat."},
     )
 
 
 class JoinedGameSchema(Schema):
-    """Response of joinGame."""
+    """Response of joinGame: the seat claimed and its token (shown only now)."""
 
-    game_id = fields.String(required=True)
-    seat = fields.Integer(required=True)
-    token = fields.String(required=True)
-    version = fields.Integer(required=True)
-
-
-class GameSchema(Schema):
-    """A game as one reader sees it: the API envelope and the engine's view."""
-
-    class Meta:
-        name = "Game"
-
-    game_id = fields.String(required=True, metadata={"pattern": GAME_ID_PATTERN})
-    game = fields.String(required=True)
-    version = fields.Integer(required=True, metadata={"description": "Also the ETag; send as If-Match."})
-    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
-    seats = fields.Integer(required=True)
-    seat = fields.Integer(
-        required=True, allow_none=True, metadata={"description": "The reader's seat; null: spectator."}
-    )
-    open_seats = fields.List(fields.Integer(), required=True)
-    view = fields.Dict(required=True, metadata=ANY_VIEW)
-
-
-class LegalMovesSchema(Schema):
-    """Response of listLegalMoves."""
-
-    game_id = fields.String(required=True)
-    version = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    legal_moves = fields.List(fields.Dict(metadata=ANY_MOVE), required=True)
-
-
-class EventSchema(Schema):
-    """One game event: stream id ``<version>-<n>``, the version its move produced, the event itself."""
-
-    id = fields.String(required=True, metadata={"pattern": r"^[0-9]+-[0-9]+$"})
-    version = fields.Integer(required=True)
-    event = fields.Dict(
+    game_id = fields.String(required=True, metadata={"pattern": GAME_ID_PATTERN, "description": "The game."})
+    seat = fields.Integer(required=True, metadata={"description": "The seat claimed."})
+    token = fields.String(
         required=True,
-        metadata={
-            "description": "An engine event (`type` plus fields; hidden parts removed for this reader), "
-            "or the API's own `seat-joined`.",
-            "required": ["type"],
-            "properties": {"type": {"type": "string"}},
-        },
+        metadata={"description": "The seat's secret token: send it as `Authorization: Bearer`."},
     )
-
-
-class EventListSchema(Schema):
-    """Response of getGameEvents."""
-
-    game_id = fields.String(required=True)
-    version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    version = fields.Integer(required=True, metadata={"description": "The game's version after the join."})
 
 
 class EventsQuerySchema(Schema):
@@ -240,37 +224,4 @@ class StreamQuerySchema(EventsQuerySchema):
         allow_none=True,
         validate=validate.Range(min=0, max=300),
         metadata={"description": "Close the stream after this many seconds (capped by the server)."},
-    )
-
-
-class ReplaySchema(Schema):
-    """Response of getReplay: everything needed to re-simulate a finished game."""
-
-    game_id = fields.String(required=True)
-    game = fields.String(required=True)
-    version = fields.Integer(required=True)
-    seats = fields.Integer(required=True)
-    seed = fields.Integer(required=True, allow_none=True)
-    header = fields.Dict(required=True, metadata={"description": "The engine's creation header."})
-    actions = fields.List(fields.Dict(), required=True, metadata={"description": "Every action in order."})
-    result = fields.Dict(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True)
-
-
-class HealthSchema(Schema):
-    """Response of getHealth."""
-
-    status = fields.String(required=True, validate=validate.OneOf(["ok", "degraded"]))
-    redis = fields.Dict(required=True, metadata={"description": "`ok` and `latency_ms` (or `error`)."})
-    workers = fields.Dict(
-        allow_none=True, metadata={"description": "Worker status, when a reporter is installed."}
-    )
-
-
-class IfMatchHeaderSchema(Schema):
-    """Headers of postMove."""
-
-    if_match = fields.String(
-        data_key="If-Match",
-        metadata={"description": "Apply only if the game is still at this version (the ETag of a GET)."},
     )

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 from flask.testing import FlaskClient
 
+from api.error_answers import ERROR_CODES
 from api.openapi_gen import spec_yaml
+from core.wire import GAME_WIRE
 
 ROOT = Path(__file__).resolve().parents[2]
+# Codes of the command line's own JSON errors (harness.cli), never an answer of the API.
+CLI_ONLY_CODES = {"invalid_cpu_policy", "invalid_max_in_flight"}
 CONTRACT_OPERATIONS = {
     "listGameTypes",
     "createGame",
@@ -52,9 +59,125 @@ def test_moves_views_and_cards_are_typed() -> None:
         union = schemas[f"{prefix}Move"]
         assert union["discriminator"]["propertyName"] == "type" and len(union["oneOf"]) >= 3
         assert "properties" in schemas[f"{prefix}View"]
+        assert schemas[f"{prefix}View"]["properties"]["legal_moves"]["items"] == {
+            "$ref": f"#/components/schemas/{prefix}Move"
+        }
     assert schemas["TrickyTeamsPlayMove"]["properties"]["card"]["pattern"]
-    assert schemas["GameView"]["discriminator"]["propertyName"] == "game"
     assert {"code", "message"} <= set(schemas["Error"]["required"])
+
+
+def test_envelopes_narrow_by_game_and_carry_that_games_types() -> None:
+    """Rule: each answer that carries a game's types is a union discriminated by `game` (or `name`) whose
+    members carry only their game's moves, views, events, results and options."""
+    schemas = yaml.safe_load(spec_yaml())["components"]["schemas"]
+    games = sorted(GAME_WIRE)
+    for union, prop in [
+        ("Game", "game"),
+        ("LegalMoves", "game"),
+        ("EventList", "game"),
+        ("Replay", "game"),
+        ("NewGame", "game"),
+        ("GameType", "name"),
+    ]:
+        mapping = schemas[union]["discriminator"]["mapping"]
+        assert schemas[union]["discriminator"]["propertyName"] == prop and sorted(mapping) == games
+        for game, target in mapping.items():
+            member = schemas[target.rsplit("/", 1)[1]]
+            assert member["properties"][prop]["enum"] == [game], (union, game)
+            prefix = GAME_WIRE[game][0]
+            refs = re.findall(r"#/components/schemas/(\w+)", json.dumps(member))
+            foreign = [r for r in refs if any(r.startswith(GAME_WIRE[g][0]) for g in games if g != game)]
+            assert not foreign and any(r.startswith(prefix) for r in refs), (union, game, refs)
+
+
+def test_no_catch_all_objects_and_every_schema_and_property_described() -> None:
+    """Rule: nothing a client reads of a game is an untyped object; every game schema and property says
+    what it is (an optional one when it is present)."""
+    spec = yaml.safe_load(spec_yaml())
+    schemas = spec["components"]["schemas"]
+    game_names = [
+        name
+        for name in schemas
+        if name.startswith(("TrickyTeams", "TrickNTrouble"))
+        or name in {"Game", "LegalMoves", "EventList", "Replay", "NewGame", "GameType", "Move", "EventRecord"}
+        or name in {"Error", "ErrorDetails", "CreatedGame", "JoinGame", "JoinedGame", "Health", "SeatToken"}
+    ]
+    assert len(game_names) > 80
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            assert node.get("additionalProperties") != {}, f"catch-all at {where}"
+            for key, value in (node.get("properties") or {}).items():
+                assert "description" in value, f"{where}.{key} has no description"
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}[{index}]")
+
+    for name in game_names:
+        assert schemas[name].get("description"), f"{name} has no description"
+        walk(schemas[name], name)
+    used = set(re.findall(r"#/components/schemas/(\w+)", json.dumps(spec)))
+    assert not [name for name in game_names if name not in used and name != "NewGame"], "unused"
+
+
+def test_error_codes_are_the_codes_the_code_raises() -> None:
+    """Rule: Error.code is an enum of ERROR_CODES, and every code the API, core, harness or games raise
+    is one of them."""
+    code = yaml.safe_load(spec_yaml())["components"]["schemas"]["Error"]["properties"]["code"]
+    assert code["enum"] == sorted(ERROR_CODES)
+    raised: set[str] = set()
+    for folder in ("api", "core", "harness", "games"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if (
+                    isinstance(node, ast.keyword)
+                    and node.arg == "code"
+                    and isinstance(node.value, ast.Constant)
+                ):
+                    raised.add(str(node.value.value))
+                elif isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "code" for t in node.targets
+                ):
+                    if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                        raised.add(str(node.value.value))
+                elif isinstance(node, ast.Dict):
+                    for key, value in zip(node.keys, node.values, strict=True):
+                        if (
+                            isinstance(key, ast.Constant)
+                            and key.value == "code"
+                            and isinstance(value, ast.Constant)
+                        ):
+                            raised.add(str(value.value))
+                elif isinstance(node, ast.FunctionDef) and node.name == "_invalid":
+                    raised.update(str(d.value) for d in node.args.defaults if isinstance(d, ast.Constant))
+    assert raised - CLI_ONLY_CODES <= set(ERROR_CODES), sorted(raised - CLI_ONLY_CODES - set(ERROR_CODES))
+
+
+def test_every_operation_is_described_with_its_parameters() -> None:
+    """Rule: each games operation has a description and security; the query and header parameters the
+    server reads are declared."""
+    spec = yaml.safe_load(spec_yaml())
+    operations = {
+        op["operationId"]: op
+        for path in spec["paths"].values()
+        for op in path.values()
+        if "operationId" in op
+    }
+    for name in CONTRACT_OPERATIONS | {"postTrickyTeamsMove", "postTrickNTroubleMove"}:
+        assert operations[name]["description"] and "security" in operations[name], name
+
+    def params(name: str) -> set[str]:
+        return {p["name"] for p in operations[name].get("parameters", [])}
+
+    assert {"since", "timeout", "Last-Event-ID"} <= params("streamGameEvents")
+    assert {"since"} <= params("getGameEvents")
+    assert {"If-None-Match"} <= params("getGame")
+    assert {"If-Match"} <= params("postMove") and {"If-Match"} <= params("postTrickyTeamsMove")
+    assert set(operations["streamGameEvents"]["responses"]["200"]["content"]) == {"text/event-stream"}
+    join = spec["components"]["schemas"]["JoinGame"]
+    assert not join.get("required") and "default" not in join["properties"]["seat"]
 
 
 def test_swagger_ui_and_redoc_load_from_local_assets(client: FlaskClient) -> None:

@@ -1,0 +1,597 @@
+"""The games' part of openapi.yaml: each game's named types and the envelopes that carry them.
+
+Per game (prefix `TrickyTeams`, `TrickNTrouble`) the spec has its moves (`<P>Move`, discriminated
+by `type`), view, events (`<P>Event`), result, options, deal, replay header and actions (the
+marshmallow mirrors of `core.wire`, described by the TypedDicts of `games/<game>/wire.py`), and
+the envelopes of the API that carry them: `<P>Game`, `<P>LegalMoves`, `<P>EventList`,
+`<P>Replay`, `<P>GameType` and createGame's `<P>NewGame`. Each envelope has `game` as a one-value
+enum, so the cross-game unions (`Game`, `LegalMoves`, `EventList`, `Replay`, `GameType`,
+`NewGame`) are discriminated by `game`: a client narrows an answer by the game it is in.
+docs/api.md argues the pattern.
+
+`ContractPlugin` finishes what flask-smorest and apispec leave open: every marshmallow schema is
+described by its docstring (a mirror by its TypedDict's), a `core.wire.common.Ref` field is a
+`$ref`, every operation says its security (`[]`: public) and has a description (its view's
+docstring when it has none of its own).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from typing import TYPE_CHECKING, Any, cast
+
+from apispec import BasePlugin
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Blueprint as FlaskBlueprint
+from marshmallow import Schema, fields
+
+from core.wire import GAME_WIRE
+from core.wire.common import Ref, description_of, prose
+from games.registry import GAMES
+
+if TYPE_CHECKING:
+    from apispec import APISpec
+
+GAME_STATUS = ["waiting", "active", "finished"]
+GAME_ID_PATTERN = r"^[0-9a-f]{16}$"
+EVENT_ID_PATTERN = r"^[0-9]+-[0-9]+$"
+MAX_SEED = 2**53 - 1
+
+
+def ref(name: str) -> dict[str, str]:
+    """A JSON reference to a component schema."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def prefix_of(game: str) -> str:
+    """The component name prefix of a game's types (`tricky-teams` -> `TrickyTeams`)."""
+    return GAME_WIRE[game][0]
+
+
+def kebab_to_camel(name: str) -> str:
+    """`take-loot` -> `TakeLoot`."""
+    return "".join(part.title() for part in name.split("-"))
+
+
+def obj(description: str, properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A closed object schema: every property required except `optional`."""
+    return {
+        "type": "object",
+        "description": description,
+        "additionalProperties": False,
+        "required": [name for name in properties if name not in optional],
+        "properties": properties,
+    }
+
+
+def described(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """`schema` with a description (a `$ref` keeps its siblings in OpenAPI 3.1)."""
+    return {**schema, "description": description}
+
+
+def integer(description: str, minimum: int | None = 0, **extra: Any) -> dict[str, Any]:
+    """An integer property."""
+    out: dict[str, Any] = {"type": "integer", "description": description, **extra}
+    if minimum is not None:
+        out["minimum"] = minimum
+    return out
+
+
+def nullable(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """`schema` or null."""
+    return {"description": description, "anyOf": [schema, {"type": "null"}]}
+
+
+def game_name(game: str) -> dict[str, Any]:
+    """The `game` property of an envelope of one game: a one-value enum (the discriminator)."""
+    return {"type": "string", "enum": [game], "description": f"Always `{game}`: the game this is about."}
+
+
+def discriminated(description: str, names: dict[str, str], prop: str = "game") -> dict[str, Any]:
+    """A oneOf of components, discriminated by `prop` (value -> component name)."""
+    return {
+        "description": description,
+        "oneOf": [ref(name) for name in dict.fromkeys(names.values())],
+        "discriminator": {
+            "propertyName": prop,
+            "mapping": {value: f"#/components/schemas/{name}" for value, name in names.items()},
+        },
+    }
+
+
+# The common properties of the envelopes.
+GAME_ID = {"type": "string", "pattern": GAME_ID_PATTERN, "description": "The game's id."}
+VERSION = integer("The game's version (also the ETag): 1 at creation, +1 per move and per join.", 1)
+STATUS = described(ref("GameStatus"), "The game's status.")
+SEATS = integer("Number of seats.", 1)
+OPEN_SEATS = {
+    "type": "array",
+    "items": {"type": "integer", "minimum": 0},
+    "description": "Seats nobody has claimed yet (joinGame claims one); empty once every seat is taken.",
+}
+
+
+# One server-sent message (OpenAPI 3.1: the media type's schema describes each message).
+SSE_MESSAGE: dict[str, Any] = {
+    "type": "object",
+    "description": "One server-sent message. The stream starts with `retry: 2000` alone, sends each event "
+    "as `id`, `event: game-event` and `data`, an idle stream a `: keep-alive` comment every 5 s, and ends "
+    "with `event: end`.",
+    "properties": {
+        "event": {
+            "type": "string",
+            "enum": ["game-event", "end"],
+            "description": "`game-event`: `data` is an EventRecord; `end`: `data` is a StreamEnd.",
+        },
+        "id": {
+            "type": "string",
+            "pattern": EVENT_ID_PATTERN,
+            "description": "With `game-event`: the event's id (send as Last-Event-ID to resume after it).",
+        },
+        "retry": {"type": "integer", "description": "In the first message only: reconnect after 2000 ms."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"anyOf": [ref("EventRecord"), ref("StreamEnd")]},
+            "description": "JSON: an EventRecord (`game-event`), or why the stream ends (`end`).",
+        },
+    },
+}
+
+
+def fill_descriptions(
+    node: dict[str, Any], twin: dict[str, Any], components: dict[str, Any], name: str
+) -> None:
+    """Describe each property of a game's own JSON Schema (`node`) that has no description with the
+    description of the same property of its mirror (`twin`, as converted), else by its name."""
+    while "$ref" in twin:
+        twin = components.get(twin["$ref"].rsplit("/", 1)[1], {})
+    for branch in ("anyOf", "oneOf"):
+        for index, option in enumerate(node.get(branch) or []):
+            twins = [t for t in twin.get(branch) or [] if t.get("type") != "null"] or [twin]
+            fill_descriptions(option, twins[min(index, len(twins) - 1)], components, name)
+    if isinstance(node.get("items"), dict):
+        fill_descriptions(node["items"], twin.get("items") or {}, components, name)
+    twin_properties = twin.get("properties") or {}
+    for key, value in (node.get("properties") or {}).items():
+        match = twin_properties.get(key) or {}
+        if "description" not in value:
+            value["description"] = match.get("description") or f"`{key}` of `{name}`."
+        fill_descriptions(value, match, components, key)
+
+
+def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The envelopes and unions of one game (the mirrors are registered from their schemas, before:
+    `components` holds them converted)."""
+    p = prefix_of(game)
+    module = GAME_WIRE[game][1]
+    engine = GAMES[game]
+    title = engine.title
+    options_schema = copy.deepcopy(engine.options_schema())
+    new_options = {
+        **options_schema,
+        "description": f"createGame's {title} options; each left out takes its default. "
+        + options_schema.get("description", ""),
+    }
+    fill_descriptions(new_options, ref(f"{p}Options"), components, "options")
+    return {
+        f"{p}Move": discriminated(
+            f"A {title} move, discriminated by `type` (exactly as listLegalMoves lists it).",
+            {kind: f"{p}{kebab_to_camel(kind)}Move" for kind in module.MOVES},
+            prop="type",
+        ),
+        f"{p}Event": discriminated(
+            f"A {title} event, discriminated by `type`: the engine's events and the API's `seat-joined` "
+            "(hidden parts removed for the reader until the game is over).",
+            {
+                **{kind: f"{p}{kebab_to_camel(kind)}Event" for kind in module.EVENTS},
+                "seat-joined": "SeatJoinedEvent",
+            },
+            prop="type",
+        ),
+        f"{p}EventRecord": obj(
+            f"One stored event of a {title} game: its stream id, the version its move produced, the event.",
+            {
+                "id": {
+                    "type": "string",
+                    "pattern": EVENT_ID_PATTERN,
+                    "description": "`<version>-<n>`: the n-th event (from 0) of the write that made "
+                    "`version`.",
+                },
+                "version": VERSION,
+                "event": described(ref(f"{p}Event"), "The event, as the reader may see it."),
+            },
+        ),
+        f"{p}Game": obj(
+            f"A {title} game as one reader sees it: the API envelope and the engine's view.",
+            {
+                "game_id": GAME_ID,
+                "game": game_name(game),
+                "version": VERSION,
+                "status": STATUS,
+                "seats": SEATS,
+                "seat": nullable(
+                    integer("A seat."), "The reader's seat; null for a spectator (no seat token)."
+                ),
+                "open_seats": OPEN_SEATS,
+                "view": described(
+                    ref(f"{p}View"),
+                    "What the reader may know now, its legal moves included (none while seats are open).",
+                ),
+            },
+        ),
+        f"{p}LegalMoves": obj(
+            f"The legal moves of one seat of a {title} game (listLegalMoves).",
+            {
+                "game_id": GAME_ID,
+                "game": game_name(game),
+                "version": VERSION,
+                "seat": integer("The token's seat."),
+                "legal_moves": {
+                    "type": "array",
+                    "items": ref(f"{p}Move"),
+                    "description": "Every move the seat may post now, each exactly as postMove accepts it; "
+                    "empty when the seat is not to move.",
+                },
+            },
+        ),
+        f"{p}EventList": obj(
+            f"Events of a {title} game above a version (getGameEvents).",
+            {
+                "game_id": GAME_ID,
+                "game": game_name(game),
+                "version": VERSION,
+                "status": STATUS,
+                "events": {
+                    "type": "array",
+                    "items": ref(f"{p}EventRecord"),
+                    "description": "The events of versions above `since`, oldest first.",
+                },
+            },
+        ),
+        f"{p}Replay": obj(
+            f"Everything needed to re-simulate a finished {title} game (getReplay).",
+            {
+                "game_id": GAME_ID,
+                "game": game_name(game),
+                "version": VERSION,
+                "seats": SEATS,
+                "seed": nullable(
+                    integer("A seed."),
+                    "The seed the creator chose; null when the deal came from a secret random seed "
+                    "(`header.seed` shows it).",
+                ),
+                "header": described(ref(f"{p}Header"), "How the game was created."),
+                "actions": {
+                    "type": "array",
+                    "items": ref(f"{p}Action"),
+                    "description": "Every move in order, with its seat.",
+                },
+                "result": described(ref(f"{p}Result"), "The final result."),
+                "events": {
+                    "type": "array",
+                    "items": ref(f"{p}EventRecord"),
+                    "description": "Every event, nothing hidden.",
+                },
+            },
+        ),
+        f"{p}NewOptions": new_options,
+        f"{p}NewGame": obj(
+            f"createGame's body for a {title} game.",
+            {
+                "game": game_name(game),
+                "seats": {
+                    "type": "integer",
+                    "enum": list(engine.seat_counts),
+                    "description": "Number of seats (players).",
+                },
+                "options": nullable(ref(f"{p}NewOptions"), "The options; absent or null: the defaults."),
+                "seed": nullable(
+                    integer("A seed.", maximum=MAX_SEED),
+                    "Seed of the deal (for reproducible games). Absent or null: a secret random seed, shown "
+                    "to nobody before the end (the replay shows it).",
+                ),
+                "deal": nullable(
+                    ref(f"{p}Deal"), "An explicit deal (docs/rules); absent or null: the seed deals."
+                ),
+                "open_seats": {
+                    "type": "array",
+                    "maxItems": max(engine.seat_counts),
+                    "uniqueItems": True,
+                    "items": {"type": "integer", "minimum": 0, "maximum": max(engine.seat_counts) - 1},
+                    "description": "Seats created without a token, claimed later with joinGame; absent: "
+                    "none (every seat gets a token now).",
+                },
+            },
+            optional=("options", "seed", "deal", "open_seats"),
+        ),
+        f"{p}GameType": obj(
+            f"{title}: seat counts and options.",
+            {
+                "name": game_name(game),
+                "title": {"type": "string", "description": "The game's display name."},
+                "seat_counts": {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 1},
+                    "description": "The seat counts the game is played with.",
+                },
+                "options_schema": described(ref("JsonSchema"), "JSON Schema of createGame's `options`."),
+                "default_options": {
+                    "type": "object",
+                    "description": "The default options per seat count (keys are seat counts).",
+                    "propertyNames": {"enum": [str(n) for n in engine.seat_counts]},
+                    "additionalProperties": ref(f"{p}Options"),
+                },
+            },
+        ),
+    }
+
+
+def shared_components() -> dict[str, dict[str, Any]]:
+    """The cross-game unions (discriminated by `game`) and the types every game shares."""
+    names = sorted(GAME_WIRE)
+
+    def union(kind: str, description: str) -> dict[str, Any]:
+        return discriminated(description, {g: f"{prefix_of(g)}{kind}" for g in names})
+
+    return {
+        "GameName": {"type": "string", "enum": names, "description": "The games this server plays."},
+        "GameStatus": {
+            "type": "string",
+            "enum": GAME_STATUS,
+            "description": "`waiting`: open seats left, nobody may move yet; `active`; `finished`.",
+        },
+        "Game": union("Game", "A game as one reader sees it, discriminated by `game`."),
+        "LegalMoves": union("LegalMoves", "A seat's legal moves, discriminated by `game`."),
+        "EventList": union("EventList", "Events above a version, discriminated by `game`."),
+        "Replay": union("Replay", "A finished game's replay, discriminated by `game`."),
+        "GameType": discriminated(
+            "One game the server plays, discriminated by `name`.",
+            {g: f"{prefix_of(g)}GameType" for g in names},
+            prop="name",
+        ),
+        "NewGame": union("NewGame", "createGame's body, discriminated by `game`."),
+        "Move": {
+            "description": "A move of any game (postMove's body; the per-game move operations take only "
+            "their game's moves). Both games have a `play` move, so this union is not discriminated.",
+            "anyOf": [ref(f"{prefix_of(g)}Move") for g in names],
+        },
+        "EventRecord": {
+            "description": "An event record of any game (one message of streamGameEvents).",
+            "anyOf": [ref(f"{prefix_of(g)}EventRecord") for g in names],
+        },
+        "SeatJoinedEvent": obj(
+            "The API's own event: a seat was claimed with joinGame.",
+            {
+                "type": {"type": "string", "enum": ["seat-joined"], "description": "Always `seat-joined`."},
+                "seat": integer("The seat claimed."),
+            },
+        ),
+        "StreamEnd": obj(
+            "The last message of an event stream: why it ends.",
+            {
+                "reason": {
+                    "type": "string",
+                    "enum": ["finished", "timeout", "game_not_found"],
+                    "description": "`finished`: the game is over; `timeout`: the stream's time is up "
+                    "(reconnect); `game_not_found`: the game expired.",
+                }
+            },
+        ),
+        "SseMessage": SSE_MESSAGE,
+        "GameTypeList": obj(
+            "Every game the server plays.",
+            {"games": {"type": "array", "items": ref("GameType"), "description": "The games, by name."}},
+        ),
+        "JsonSchema": {
+            "type": "object",
+            "description": "A JSON Schema (2020-12) document. The keywords a form needs are typed here; the "
+            "document may use any other JSON Schema keyword.",
+            "properties": {
+                "type": {
+                    "description": "The JSON type(s) allowed.",
+                    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                },
+                "description": {"type": "string", "description": "What the value means."},
+                "properties": {
+                    "type": "object",
+                    "description": "The schema of each property of an object.",
+                    "additionalProperties": ref("JsonSchema"),
+                },
+                "required": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "The properties an object must have.",
+                },
+                "additionalProperties": {
+                    "description": "Whether (or with what schema) other properties are allowed.",
+                    "anyOf": [{"type": "boolean"}, ref("JsonSchema")],
+                },
+            },
+            "additionalProperties": True,
+        },
+        "Health": {
+            "type": "object",
+            "description": "The server's status (getHealth): Redis, the workers, and any other registered "
+            "section under its own name.",
+            "required": ["status", "redis", "workers"],
+            "properties": {
+                "status": {
+                    "type": "string",
+                    "enum": ["ok", "degraded"],
+                    "description": "`degraded` when a section is not ok (the API itself still serves).",
+                },
+                "redis": obj(
+                    "Whether Redis answers.",
+                    {
+                        "ok": {"type": "boolean", "description": "Whether Redis answered a ping."},
+                        "latency_ms": {
+                            "type": "number",
+                            "minimum": 0,
+                            "description": "Present when `ok`: the ping's round trip in milliseconds.",
+                        },
+                        "error": {
+                            "type": "string",
+                            "description": "Present when not `ok`: the error's type.",
+                        },
+                    },
+                    optional=("latency_ms", "error"),
+                ),
+                "workers": nullable(
+                    ref("HealthWorkers"), "The match workers; null when no worker reporter is installed."
+                ),
+            },
+            "additionalProperties": ref("HealthSection"),
+        },
+        "HealthWorkers": obj(
+            "The RQ workers listening on the platform's queue.",
+            {
+                "ok": {"type": "boolean", "description": "Whether at least one worker listens."},
+                "count": integer("Present unless the check failed: workers listening."),
+                "queue": {"type": "string", "description": "Present unless the check failed: the queue."},
+                "queued": integer("Present unless the check failed: jobs waiting."),
+                "workers": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Present unless the check failed: the listening workers' names.",
+                },
+                "error": {
+                    "type": "string",
+                    "description": "Present when the check failed: the error's type.",
+                },
+            },
+            optional=("count", "queue", "queued", "workers", "error"),
+        ),
+        "HealthSection": {
+            "type": "object",
+            "description": "A section another part of the platform registered (its fields are its own).",
+            "required": ["ok"],
+            "properties": {
+                "ok": {"type": "boolean", "description": "Whether that part is well."},
+                "error": {
+                    "type": "string",
+                    "description": "Present when the check failed: the error's type.",
+                },
+            },
+            "additionalProperties": True,
+        },
+        "FieldErrors": {
+            "type": "object",
+            "description": "Error messages by field name (or list index); a nested object's errors nest. "
+            "`_schema` holds errors about the whole object.",
+            "additionalProperties": {
+                "description": "The messages of one field, or the field errors of a nested value.",
+                "anyOf": [{"type": "array", "items": {"type": "string"}}, ref("FieldErrors")],
+            },
+        },
+    }
+
+
+def register_game_components(spec: APISpec) -> None:
+    """Add each game's mirrors, envelopes and unions, and the shared types, to the spec."""
+    for game, (prefix, module) in GAME_WIRE.items():
+        for name, schema in module.COMPONENTS.items():
+            spec.components.schema(f"{prefix}{name}", schema=schema)
+        for name, component in game_components(game, spec.components.schemas).items():
+            spec.components.schema(name, component=component)
+    for name, component in shared_components().items():
+        spec.components.schema(name, component=component)
+
+
+# --------------------------------------------------------------------------------------- the plugin
+
+
+def view_docstring(endpoint: str) -> str | None:
+    """The docstring of the view behind a Flask endpoint (`<blueprint>.<function>`) of an api module."""
+    blueprint, _, name = endpoint.partition(".")
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("api.") or module is None:
+            continue
+        blp = getattr(module, "blp", None)
+        if isinstance(blp, FlaskBlueprint) and blp.name == blueprint:
+            doc = getattr(getattr(module, name, None), "__doc__", None)
+            return prose(doc) if doc else None
+    return None
+
+
+def ref_property(_converter: Any, field: fields.Field[Any], **_kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a `Ref` field is a `$ref` to its component."""
+    if isinstance(field, Ref):
+        return {"$ref": f"#/components/schemas/{field.component}"}
+    return {}
+
+
+class ContractPlugin(BasePlugin):
+    """Finishes the spec: schema descriptions from docstrings, `Ref` fields, operations' security and
+    descriptions."""
+
+    spec: APISpec | None = None
+
+    def init_spec(self, spec: APISpec) -> None:
+        """Install the `Ref` conversion in the marshmallow plugin."""
+        self.spec = spec
+        for plugin in spec.plugins:
+            if isinstance(plugin, MarshmallowPlugin) and plugin.converter is not None:
+                cast(Any, plugin.converter).add_attribute_function(ref_property)
+
+    def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
+        """A marshmallow schema without a description is described by its docstring (a mirror's: the
+        TypedDict's)."""
+        schema = kwargs.get("schema")
+        if schema is None or definition.get("description"):
+            return None
+        cls = schema if isinstance(schema, type) else type(schema)
+        if not issubclass(cls, Schema):
+            return None
+        text = description_of(cls)
+        return {"description": text} if text else None
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        """Public operations say so (`security: []`); an operation without a description gets its view's
+        docstring."""
+        rule = kwargs.get("rule")
+        for operation in (operations or {}).values():
+            if not isinstance(operation, dict):
+                continue
+            operation.setdefault("security", [])
+            self.declare_tags(operation.get("tags") or [])
+            if not operation.get("description") and rule is not None:
+                text = view_docstring(rule.endpoint)
+                if text:
+                    operation["description"] = text
+
+    def declare_tags(self, names: list[str]) -> None:
+        """Declare the tags an operation uses in the document's tag list (with the description given to
+        `spec.tag`): the app's `tags` option replaces the tags added with `spec.tag` when the spec is
+        written."""
+        if self.spec is None:
+            return
+        declared: list[dict[str, Any]] = self.spec.options.setdefault("tags", [])
+        added: list[dict[str, Any]] = getattr(self.spec, "_tags", [])
+        for name in names:
+            if all(tag["name"] != name for tag in declared):
+                declared.append(next((tag for tag in added if tag["name"] == name), {"name": name}))
+
+
+def install(spec: APISpec, early: list[tuple[str, type[Schema]]]) -> None:
+    """Install the plugin and add the games' components.
+
+    `early` are marshmallow schemas that flask-smorest converted before the plugin existed (the
+    error body of every answer, when the Api was built): they are converted again, children first.
+    """
+    plugin = ContractPlugin()
+    cast(list[BasePlugin], spec.plugins).append(plugin)
+    plugin.init_spec(spec)
+    converter = next(p for p in spec.plugins if isinstance(p, MarshmallowPlugin)).converter
+    assert converter is not None
+    for name, schema in early:
+        if name in spec.components.schemas:
+            definition: dict[str, Any] = cast(Any, converter).schema2jsonschema(schema)
+            definition.update(plugin.schema_helper(name, definition, schema=schema) or {})
+            spec.components.schemas[name] = definition
+    # flask-smorest registers its pagination header schema with every Api; no operation uses it.
+    spec.components.schemas.pop("PaginationMetadata", None)
+    register_game_components(spec)
