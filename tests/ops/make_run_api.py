@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import requests
@@ -71,3 +71,14 @@ def serve_api(
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
         log.close()
+
+
+def within_1_s(measure: Callable[[], dict[str, float]]) -> dict[str, float]:
+    """The first of up to 3 rounds in which every request answered within 1 s (else the last round):
+    on a shared, loaded machine one round can miss; a server whose threads the slow connections hold
+    misses every round (no answer within 5 s)."""
+    for _ in range(3):
+        times = measure()
+        if all(value < 1.0 for value in times.values()):
+            break
+    return times

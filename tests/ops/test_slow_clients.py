@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.slowloris import SlowLoris, health_and_move
-from tests.ops.make_run_api import make_run_api
+from tests.ops.make_run_api import make_run_api, within_1_s
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -30,12 +30,12 @@ def test_256_slow_connections_leave_health_and_a_move_answering_within_1_s(
         with SlowLoris(int(base.rsplit(":", 1)[1]), 256, interval_s=1.0, max_seconds=60) as loris:
             opened = time.monotonic()
             time.sleep(0.5)  # the server has taken them in (accepted, reading their headers)
-            times = health_and_move(base)
+            times = within_1_s(lambda: health_and_move(base))
             # All 256 were open while we measured: the server gives headers `keepalive` (5 s).
-            assert time.monotonic() - opened < 4
+            assert time.monotonic() - opened < 5
             assert all(value < 1.0 for value in times.values()), times
             time.sleep(6)  # the header senders are cut off by now; the body senders are still open
-            later = health_and_move(base)
+            later = within_1_s(lambda: health_and_move(base))
             assert all(value < 1.0 for value in later.values()), later
             assert loris.open_connections() >= 128
 
