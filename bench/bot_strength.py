@@ -10,7 +10,9 @@ a team of three B play the same deal; the measure is the paired difference of te
 each team's rate of reaching the 40-point threshold (Wilson 95% interval).
 
 The search bots get a fixed number of determinizations per decision (not a time budget), so
-the figures do not depend on the machine's load.
+the figures do not depend on the machine's load; the CPU time (process time) of each of their
+play decisions with more than one legal move is reported beside the figures (median and mean),
+to compare budgets between engine versions on one machine.
 """
 
 from __future__ import annotations
@@ -38,24 +40,39 @@ TT_SEATS = 4
 SEED_BASE = 1_000_000  # deals of the benchmark: seeds SEED_BASE + 0 .. deals-1
 
 
-def make_policy(name: str, game: str, samples: int) -> Policy:
-    """A fresh policy for one game (search policies with a fixed number of determinizations)."""
+def make_policy(name: str, game: str, samples: int, cpu: list[float]) -> Policy:
+    """A fresh policy for one game (search policies with a fixed number of determinizations, the
+    CPU seconds of each of their play decisions with a choice appended to `cpu`)."""
     if name == "random":
         return random_policy
     if name == "heuristic":
         return HEURISTIC_POLICIES[game]
+    search: Policy
     if game == "tricky-teams":
-        return TrickyTeamsSearch(samples=samples, cap_s=3600.0)
-    return TrickNTroubleSearch(samples=samples, cap_s=3600.0)
+        search = TrickyTeamsSearch(samples=samples, cap_s=3600.0)
+    else:
+        search = TrickNTroubleSearch(samples=samples, cap_s=3600.0)
+
+    def timed(message: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
+        started = time.process_time()
+        move = search(message, memory)
+        legal = message["legal_moves"]
+        if len(legal) > 1 and legal[0]["type"] == "play":
+            cpu.append(time.process_time() - started)
+        return move
+
+    return timed
 
 
 def tt_deal(args: tuple[str, str, int, int]) -> dict[str, Any]:
     """One Tricky Teams deal, A rotated through every seat: A's coins minus B's mean, per rotation."""
     a, b, deal, samples = args
-    diffs, wins = [], []
+    diffs: list[float] = []
+    wins: list[float] = []
+    cpu: list[float] = []
     for hero in range(TT_SEATS):
         players = [
-            policy_player(make_policy(a if s == hero else b, "tricky-teams", samples))
+            policy_player(make_policy(a if s == hero else b, "tricky-teams", samples, cpu))
             for s in range(TT_SEATS)
         ]
         record = play_game(
@@ -64,15 +81,16 @@ def tt_deal(args: tuple[str, str, int, int]) -> dict[str, Any]:
         scores, winners = record.result["scores"], record.result["winners"]
         diffs.append(scores[hero] - sum(scores[s] for s in range(TT_SEATS) if s != hero) / (TT_SEATS - 1))
         wins.append(1.0 / len(winners) if hero in winners else 0.0)
-    return {"diff": statistics.mean(diffs), "win": statistics.mean(wins)}
+    return {"diff": statistics.mean(diffs), "win": statistics.mean(wins), "cpu": cpu}
 
 
 def tnt_deal(args: tuple[str, int, int]) -> dict[str, Any]:
     """One Trick 'n Trouble deal played by a team of three `name` bots."""
     name, deal, samples = args
-    players = [policy_player(make_policy(name, "trick-n-trouble", samples)) for _ in range(3)]
+    cpu: list[float] = []
+    players = [policy_player(make_policy(name, "trick-n-trouble", samples, cpu)) for _ in range(3)]
     record = play_game("trick-n-trouble", players, SEED_BASE + deal, {}, match_id=f"bench-{deal}")
-    return {"points": record.result["points"]}
+    return {"points": record.result["points"], "cpu": cpu}
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
@@ -89,6 +107,19 @@ def wilson(successes: int, n: int) -> tuple[float, float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return p, centre - half, centre + half
+
+
+def cpu_ms(results: list[dict[str, Any]]) -> tuple[float, float, int] | None:
+    """Median and mean CPU milliseconds of the search play decisions in `results`, and their count."""
+    times = [t for r in results for t in r["cpu"]]
+    if not times:
+        return None
+    return 1000 * statistics.median(times), 1000 * statistics.mean(times), len(times)
+
+
+def cpu_note(cpu: tuple[float, float, int] | None) -> str:
+    """A markdown cell for `cpu_ms`."""
+    return "" if cpu is None else f"{cpu[0]:.1f} / {cpu[1]:.1f} ms ({cpu[2]})"
 
 
 def run(
@@ -126,30 +157,33 @@ def main(argv: list[str] | None = None) -> int:
     ]
     with Pool(args.workers) as pool:
         lines += [
-            "| Tricky Teams (4 seats, 1 raid) | A - mean(B) coins per game | 95% CI | A's win share | time |",
-            "|---|---|---|---|---|",
+            "| Tricky Teams (4 seats, 1 raid) | A - mean(B) coins per game | 95% CI | A's win share | time "
+            "| search CPU per decision: median / mean (decisions) |",
+            "|---|---|---|---|---|---|",
         ]
         for a, b in (("heuristic", "random"), ("search", "heuristic")):
             jobs = [(a, b, deal, args.tt_samples) for deal in range(args.deals)]
             results, seconds = run(pool, tt_deal, jobs)
             mean, low, high = interval([r["diff"] for r in results])
             win = statistics.mean(r["win"] for r in results)
+            cpu = cpu_ms(results)
             out[f"tt:{a}-vs-{b}"] = {
                 "mean": mean,
                 "low": low,
                 "high": high,
                 "win_share": win,
                 "seconds": seconds,
+                "cpu_ms": cpu,
             }
             lines.append(
                 f"| {a} vs 3x {b} | {mean:+.2f} | [{low:+.2f}, {high:+.2f}] | {win:.3f} (even: 0.250) "
-                f"| {seconds:.0f} s |"
+                f"| {seconds:.0f} s | {cpu_note(cpu)} |"
             )
         lines += [
             "",
             "| Trick 'n Trouble team (3 seats, 9 rounds) | mean points | median | reaches 40 | 95% CI "
-            "| time |",
-            "|---|---|---|---|---|---|",
+            "| time | search CPU per decision: median / mean (decisions) |",
+            "|---|---|---|---|---|---|---|",
         ]
         points: dict[str, list[float]] = {}
         for name in ("random", "heuristic", "search"):
@@ -159,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             points[name] = [float(r["points"]) for r in results]
             rate, low, high = wilson(sum(p >= 40 for p in points[name]), len(points[name]))
             mean = statistics.mean(points[name])
+            cpu = cpu_ms(results)
             out[f"tnt:{name}"] = {
                 "mean": mean,
                 "median": statistics.median(points[name]),
@@ -166,10 +201,11 @@ def main(argv: list[str] | None = None) -> int:
                 "rate_low": low,
                 "rate_high": high,
                 "seconds": seconds,
+                "cpu_ms": cpu,
             }
             lines.append(
                 f"| {name} | {mean:.1f} | {statistics.median(points[name]):.0f} | {rate:.1%} "
-                f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s |"
+                f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s | {cpu_note(cpu)} |"
             )
         lines += [
             "",

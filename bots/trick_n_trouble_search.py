@@ -63,7 +63,10 @@ def sample_state(view: dict[str, Any], pool: list[str], rng: random.Random) -> S
 
 def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> float:
     """The best the players after the viewing seat can make of the trick in `state`: the points it
-    scores, less the waste of the cards they spend (automatic last cards included)."""
+    scores, less the waste of the cards they spend (automatic last cards included).
+
+    `state` is the caller's throwaway copy: the last follow-up is played on it, the others on clones.
+    """
     if state["round"] != view["round"] or GAME.is_over(state):  # the trick is scored
         followers = state["tricks"][-1][len(view["trick"]) + 1 :]
         spent = sum(table[played["card"]].value for played in followers)
@@ -71,8 +74,10 @@ def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> fl
         return scored - WASTE_PER_RANK * spent
     seat = GAME.to_move(state)[0]
     best = float("-inf")
-    for move in GAME.legal_moves(state, seat):
-        copy = GAME.clone(state)
+    moves = GAME.legal_moves(state, seat)
+    last = len(moves) - 1
+    for i, move in enumerate(moves):
+        copy = state if i == last else GAME.clone(state)
         GAME.apply_unchecked(copy, seat, move)
         best = max(best, completion(copy, view, table))
     return best
@@ -103,7 +108,7 @@ class TrickNTroubleSearch:
         while done < self.samples and (done == 0 or time.monotonic() < stop):
             state = sample_state(view, pool, rng)
             for i, move in enumerate(legal):
-                copy = GAME.clone(state)
+                copy = state if i == len(legal) - 1 else GAME.clone(state)  # the sample is not used after
                 GAME.apply_unchecked(copy, me, move)
                 totals[i] += completion(copy, view, table) - WASTE_PER_RANK * table[move["card"]].value
             done += 1

@@ -191,8 +191,9 @@ def playout(
     trick_won = gains(events, value, won)
     started = 0
     first = True  # a trick the candidate completed whose successor started with it counts no more
-    while not GAME.is_over(state):
-        seat = GAME.to_move(state)[0]
+    pick = rng.random
+    while turn := GAME.to_move(state):  # nobody moves once the game is over
+        seat = turn[0]
         moves = GAME.legal_moves(state, seat)
         if moves[0]["type"] == "play":
             if trick_won and not first:  # the next trick starts
@@ -201,9 +202,9 @@ def playout(
                     break
             trick_won = False
         first = False
-        move = moves[rng.randrange(len(moves))]
+        move = moves[int(pick() * len(moves))]
         while "wish" in move:
-            move = moves[rng.randrange(len(moves))]
+            move = moves[int(pick() * len(moves))]
         trick_won = gains(GAME.apply_unchecked(state, seat, move), value, won) or trick_won
     return won[me] - (sum(won) - won[me]) / (seats - 1)
 
