@@ -5,6 +5,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 NODE     := /usr/bin/node
+# The contract tests' Node packages (tests/contract: openapi-typescript, openapi-fetch, tsc, Ajv,
+# Redocly, Spectral), pinned by its package-lock.json.
+CONTRACT_NODE := tests/contract/node_modules/.package-lock.json
 
 .PHONY: run test test-fast lint openapi bench clean
 
@@ -18,7 +21,7 @@ run: $(STAMP)
 	$(PY) -m harness.cli run $(ARGS)
 
 # The checks first (style, types, the import contract), then the whole suite.
-test: lint $(CHROMIUM) $(NODE)
+test: lint $(CHROMIUM) $(NODE) $(CONTRACT_NODE)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Quick feedback: the checks and the unit tests (no browser, no worker processes, not the golden
@@ -32,6 +35,9 @@ $(NODE):
 	@if [ "$$(id -u)" = 0 ]; then \
 	  apt-get install -y --no-install-recommends nodejs npm || (apt-get update && apt-get install -y --no-install-recommends nodejs npm); \
 	else echo "tests/bots needs Debian's nodejs: sudo apt-get install -y nodejs npm"; fi
+
+$(CONTRACT_NODE): tests/contract/package-lock.json | $(NODE)
+	cd tests/contract && npm ci --no-audit --no-fund
 
 # The browser tests (tests/ops/test_web.py) drive Debian's Chromium through playwright; never a
 # downloaded browser. Without root we can only say what to install (the tests then fail, not skip).

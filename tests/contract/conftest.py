@@ -1,0 +1,76 @@
+"""Fixtures of the contract tests: the Node packages (npm ci by `make test`), the spec as JSON, a live
+server on loopback, and the TypeScript client generated and compiled once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from flask import Flask
+
+from tests.api.conftest import LiveServer, make_app
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+BIN = HERE / "node_modules" / ".bin"
+# Redocly's CLI asks the network for updates and sends usage data unless told not to.
+NODE_ENV = {
+    **os.environ,
+    "REDOCLY_TELEMETRY": "off",
+    "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true",
+    "NO_COLOR": "1",
+}
+
+
+def run(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run a command in tests/contract; the result, output captured."""
+    return subprocess.run(args, cwd=HERE, env=NODE_ENV, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def node_packages() -> Path:
+    """tests/contract/node_modules, installed from the lock file (`make test` runs `npm ci` there)."""
+    if not (BIN / "tsc").exists():
+        pytest.fail("tests/contract/node_modules is missing: run `make test` (or `npm ci` in tests/contract)")
+    return BIN
+
+
+@pytest.fixture(scope="session")
+def spec_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """openapi.yaml as JSON, for Ajv."""
+    path = tmp_path_factory.mktemp("spec") / "openapi.json"
+    path.write_text(json.dumps(yaml.safe_load((ROOT / "openapi.yaml").read_text())))
+    return path
+
+
+@pytest.fixture(scope="session")
+def typescript_client(node_packages: Path) -> Path:
+    """The client generated from openapi.yaml (openapi-typescript), type-checked with `tsc --noEmit
+    --strict` together with the test program, then compiled; the compiled program's folder."""
+    generated = run(
+        [str(node_packages / "openapi-typescript"), "../../openapi.yaml", "-o", "generated/schema.d.ts"]
+    )
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    checked = run([str(node_packages / "tsc"), "--noEmit", "--strict", "-p", "."])
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    built = run([str(node_packages / "tsc"), "-p", "."])
+    assert built.returncode == 0, built.stdout + built.stderr
+    return HERE / "build" / "src"
+
+
+@pytest.fixture()
+def contract_app(redis_url: str, key_prefix: str) -> Flask:
+    """An app on the test database; event streams end within 2 s."""
+    return make_app(redis_url, key_prefix, TRICKARENA_SSE_MAX_SECONDS=2)
+
+
+@pytest.fixture()
+def live(contract_app: Flask) -> Iterator[LiveServer]:
+    """The app served over HTTP on 127.0.0.1."""
+    with LiveServer(contract_app) as server:
+        yield server
