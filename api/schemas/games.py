@@ -18,6 +18,7 @@ docstring when it has none of its own).
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
@@ -161,6 +162,20 @@ def fill_descriptions(
         fill_descriptions(value, match, components, key)
 
 
+def defaults_described(node: Any) -> None:
+    """Move each `default` of a request schema into its description: generators (openapi-typescript)
+    make a property with a default required, while a client may leave it out."""
+    if isinstance(node, list):
+        for item in node:
+            defaults_described(item)
+    elif isinstance(node, dict):
+        if "default" in node and isinstance(node.get("description"), str):
+            node["description"] += f" Default: `{json.dumps(node.pop('default'))}`."
+        node.pop("default", None)
+        for value in node.values():
+            defaults_described(value)
+
+
 def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The envelopes and unions of one game (the mirrors are registered from their schemas, before:
     `components` holds them converted)."""
@@ -175,6 +190,7 @@ def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str
         + options_schema.get("description", ""),
     }
     fill_descriptions(new_options, ref(f"{p}Options"), components, "options")
+    defaults_described(new_options)
     return {
         f"{p}Move": discriminated(
             f"A {title} move, discriminated by `type` (exactly as listLegalMoves lists it).",

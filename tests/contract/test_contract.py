@@ -60,7 +60,8 @@ def test_redocly_recommended_reports_nothing(node_packages: Path) -> None:
 
 
 def test_spectral_oas_reports_nothing(node_packages: Path) -> None:
-    """Rule: `spectral lint` with spectral:oas: no error, warning, info or hint (documented overrides only)."""
+    """Rule: `spectral lint` with spectral:oas: no error, warning, info or hint (documented overrides
+    only)."""
     linted = run(
         [str(node_packages / "spectral"), "lint", "-r", ".spectral.yaml", "-D", "../../openapi.yaml"]
     )
