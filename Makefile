@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 NODE     := /usr/bin/node
+NGINX    := /usr/sbin/nginx
 # The contract tests' Node packages (tests/contract: openapi-typescript, openapi-fetch, tsc, Ajv,
 # Redocly, Spectral), pinned by its package-lock.json.
 CONTRACT_NODE := tests/contract/node_modules/.package-lock.json
@@ -38,6 +39,12 @@ $(NODE):
 
 $(CONTRACT_NODE): tests/contract/package-lock.json | $(NODE)
 	cd tests/contract && npm ci --no-audit --no-fund
+
+# Compose's nginx edge (deploy/nginx.conf) is run in front of the API by tests/ops/test_edge.py.
+$(NGINX):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y --no-install-recommends nginx || (apt-get update && apt-get install -y --no-install-recommends nginx); \
+	else echo "tests/ops needs Debian's nginx: sudo apt-get install -y nginx"; fi
 
 # The browser tests (tests/ops/test_web.py) drive Debian's Chromium through playwright; never a
 # downloaded browser. Without root we can only say what to install (the tests then fail, not skip).

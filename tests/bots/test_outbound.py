@@ -295,7 +295,7 @@ def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, 
     import subprocess
 
     if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command to make a certificate")
+        pytest.fail("needs the openssl command to make a certificate: sudo apt-get install -y openssl")
     folder = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
