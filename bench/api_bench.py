@@ -208,6 +208,7 @@ def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = Fal
 
     os.environ.setdefault("REDIS_URL", url)
     os.environ.setdefault("TRICKARENA_KEY_PREFIX", prefix)
+    os.environ.setdefault("TRICKARENA_RATE_LIMITS", "off")  # as in the bench's servers
     if json_logs:
         os.environ["TRICKARENA_LOG_FORMAT"] = "json"
     api = create_app({"REDIS_URL": url, "TRICKARENA_KEY_PREFIX": prefix})
@@ -369,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
             handle.stop()
         return 0
     env = {**os.environ, "REDIS_URL": url, "TRICKARENA_KEY_PREFIX": prefix, "PYTHONPATH": str(ROOT)}
+    # One driver address sends thousands of moves a second: the per-address rate limit would answer
+    # 429. The bench measures the API without it unless TRICKARENA_RATE_LIMITS is set (their cost:
+    # docs/operations.md, Rate limits).
+    env.setdefault("TRICKARENA_RATE_LIMITS", "off")
     servers = {
         "api": _serve("api.app:create_app()", env, args.workers, args.threads),
         "floor": _serve("api_bench:floor_app()", env, args.workers, args.threads),
