@@ -1,10 +1,16 @@
-"""Pure rating helpers: OpenSkill (Plackett-Luce) over recorded results, and seeded bootstrap CIs.
+"""Pure rating helpers: OpenSkill (Plackett-Luce) over recorded results, and seeded intervals.
 
-Rating events:
+Rating events, each one a function of the results before it in match-index order, so that
+ratings can be updated as results come in and always equal a recomputation from scratch:
+
 - competitive games: each match is one event; every *rated* seat is a one-member team ranked by
   its score (equal scores tie);
-- cooperative games: each deal is one event; every game played on that deal is a team (its
-  rated seats' bots) ranked by the team score, so compositions are compared on the same hands.
+- cooperative games: the games of one table on one deal (its seat rotations) are the team's
+  *duplicate score* on that deal: their mean. When a table's games on a deal are all recorded,
+  that score is one event of two teams: this table's rated members against the table before it
+  on the same deal whose composition differs, ranked by score (`CooperativeChain`). Compositions
+  are compared on the same hands, and each table costs one two-team event: linear in the games,
+  where one event over every game of a deal was quadratic (2,415 teams: 1.8 s).
 
 A bot filling several seats of one event is updated once per seat from the same prior and the
 updates are summed for mu; sigma takes the smallest of the per-seat posteriors (each seat is
@@ -22,7 +28,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from harness.scheduling import derive_seed
+from harness.scheduling import derive_seed, rotations
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
@@ -57,6 +63,8 @@ def competitive_events(results: Iterable[Mapping[str, Any]]) -> list[RatingEvent
     """One event per match, seats as one-member teams (unrated seats dropped), in match order."""
     events = []
     for res in sorted(results, key=lambda r: int(r["index"])):
+        if res.get("error"):
+            continue  # a match that could not be played
         unrated = set(res.get("unrated", ()))
         seat_scores = enumerate(zip(res["seats"], res["scores"], strict=True))
         pairs = [(bot, float(score)) for seat, (bot, score) in seat_scores if seat not in unrated]
@@ -66,24 +74,86 @@ def competitive_events(results: Iterable[Mapping[str, Any]]) -> list[RatingEvent
     return events
 
 
-def cooperative_events(results: Iterable[Mapping[str, Any]]) -> list[RatingEvent]:
-    """One event per deal: each game on the deal is a team of its rated seats, ranked by team score."""
-    by_deal: dict[int, list[Mapping[str, Any]]] = {}
-    for res in results:
-        by_deal.setdefault(int(res["deal"]), []).append(res)
-    events = []
-    for deal in sorted(by_deal):
-        teams: list[tuple[str, ...]] = []
-        scores: list[float] = []
-        for res in sorted(by_deal[deal], key=lambda r: int(r["index"])):
-            unrated = set(res.get("unrated", ()))
-            team = tuple(bot for seat, bot in enumerate(res["seats"]) if seat not in unrated)
-            if team:
-                teams.append(team)
-                scores.append(float(res["team_score"]))
-        if len(teams) >= 2:
-            events.append(RatingEvent(tuple(teams), tuple(scores)))
-    return events
+class CooperativeChain:
+    """Cooperative rating events, fed one result at a time in match-index order (see the module).
+
+    The state is plain JSON per deal (`deals[deal]`), so a caller can keep only the deals a batch
+    of results touches: ``{"open": {"<table>:<members>": group}, "last": entry, "other": entry}``. A *group*
+    gathers one table's games on the deal (``members`` sorted, ``sum``, ``n`` played, ``seen``
+    recorded, ``expected`` rotations, ``unrated`` bots); an *entry* is a closed group's rated
+    ``team``, mean ``score`` and composition. `last` is the latest closed table of the deal and
+    `other` the latest one whose composition differs from `last`'s.
+    """
+
+    def __init__(self, deals: dict[str, Any] | None = None) -> None:
+        self.deals: dict[str, Any] = deals if deals is not None else {}
+
+    def feed(self, result: Mapping[str, Any], deal: str) -> list[RatingEvent]:
+        """Count one recorded result (an error result counts as a missing game); the events it closes."""
+        state = self.deals.setdefault(deal, {"open": {}, "last": None, "other": None})
+        seats = list(result["seats"])
+        # A table's games share one composition; keyed by both, a table is never mixed up.
+        table = f"{int(result.get('table', 0)):09d}:{','.join(sorted(seats))}"
+        group = state["open"].setdefault(
+            table,
+            {
+                "members": sorted(seats),
+                "sum": 0.0,
+                "n": 0,
+                "seen": 0,
+                "expected": len(rotations(seats)),
+                "unrated": [],
+            },
+        )
+        group["seen"] += 1
+        if not result.get("error"):
+            group["sum"] += float(result["team_score"])
+            group["n"] += 1
+            unrated = {seats[s] for s in result.get("unrated", ())}
+            group["unrated"] = sorted(set(group["unrated"]) | unrated)
+        if group["seen"] < group["expected"]:
+            return []
+        del state["open"][table]
+        return self._close(state, group)
+
+    def flush(self) -> list[RatingEvent]:
+        """Close every table still open (a tournament that ended with matches unplayed), in order."""
+        events: list[RatingEvent] = []
+        for deal in sorted(self.deals, key=_natural):
+            state = self.deals[deal]
+            for table in sorted(state["open"]):
+                events += self._close(state, state["open"].pop(table))
+        return events
+
+    @staticmethod
+    def _close(state: dict[str, Any], group: dict[str, Any]) -> list[RatingEvent]:
+        if not group["n"]:
+            return []
+        team = [bot for bot in group["members"] if bot not in set(group["unrated"])]
+        if not team:
+            return []
+        entry = {"team": team, "score": group["sum"] / group["n"], "comp": group["members"]}
+        last, other = state["last"], state["other"]
+        partner = last if last is not None and last["comp"] != entry["comp"] else other
+        if last is None or last["comp"] != entry["comp"]:
+            state["other"] = last
+        state["last"] = entry
+        if partner is None:
+            return []
+        return [RatingEvent((tuple(team), tuple(partner["team"])), (entry["score"], float(partner["score"])))]
+
+
+def _natural(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.lstrip("-").isdigit() else (0, key)
+
+
+def cooperative_events(results: Iterable[Mapping[str, Any]], ended: bool = True) -> list[RatingEvent]:
+    """Every cooperative event of the results, from scratch (tables still open closed if `ended`)."""
+    chain = CooperativeChain()
+    events: list[RatingEvent] = []
+    for res in sorted(results, key=lambda r: int(r["index"])):
+        events += chain.feed(res, str(res["deal"]))
+    return events + (chain.flush() if ended else [])
 
 
 def rate(events: Sequence[RatingEvent], prior: Mapping[str, Rating] | None = None) -> dict[str, Rating]:
@@ -107,6 +177,13 @@ def rate(events: Sequence[RatingEvent], prior: Mapping[str, Rating] | None = Non
     return ratings
 
 
+# Up to this many resampling units (deals; or games, with one deal) an interval is a percentile
+# bootstrap; above it the cluster-robust normal interval, to which the bootstrap converges and
+# which costs O(units) instead of O(units x resamples).
+BOOTSTRAP_MAX_UNITS = 20
+Z95 = 1.959963984540054
+
+
 def bootstrap_ci(
     clusters: Sequence[Sequence[float]],
     seed: int,
@@ -124,10 +201,14 @@ def bootstrap_ci(
     if len(nonempty) < 2:
         # One deal only: fall back to resampling its games individually.
         nonempty = [[v] for v in nonempty[0]]
+    return _bootstrap([sum(c) for c in nonempty], [len(c) for c in nonempty], seed, label, resamples, level)
+
+
+def _bootstrap(
+    sums: Sequence[float], counts: Sequence[int], seed: int, label: str, resamples: int, level: float
+) -> tuple[float, float]:
     rng = random.Random(derive_seed(seed, "bootstrap", label))
-    sums = [sum(c) for c in nonempty]
-    counts = [len(c) for c in nonempty]
-    n = len(nonempty)
+    n = len(sums)
     means = []
     for _ in range(resamples):
         total = 0.0
@@ -142,6 +223,33 @@ def bootstrap_ci(
     lo = means[max(0, int(math.floor(alpha * resamples)))]
     hi = means[min(resamples - 1, int(math.ceil((1.0 - alpha) * resamples)) - 1)]
     return (lo, hi)
+
+
+def cluster_interval(
+    clusters: Sequence[tuple[float, int]],
+    values: Sequence[float],
+    seed: int,
+    label: str = "",
+    resamples: int = 1000,
+) -> tuple[float, float] | None:
+    """95% interval of the mean from per-deal (sum, count) clusters (`values`: the games of the one deal).
+
+    The same interval as `bootstrap_ci` over the same data up to `BOOTSTRAP_MAX_UNITS` units; past
+    it the normal interval with the cluster-robust (ratio-estimator) standard error.
+    """
+    units = [(s, c) for s, c in clusters if c]
+    if len(units) < 2:
+        units = [(v, 1) for v in values]
+        if len(units) < 2:
+            return None
+    if len(units) <= BOOTSTRAP_MAX_UNITS:
+        return _bootstrap([s for s, _ in units], [c for _, c in units], seed, label, resamples, 0.95)
+    total = sum(c for _, c in units)
+    mean = sum(s for s, _ in units) / total
+    k = len(units)
+    variance = k / (k - 1) * sum((s - mean * c) ** 2 for s, c in units) / total**2
+    half = Z95 * math.sqrt(variance)
+    return (mean - half, mean + half)
 
 
 def overlaps(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:
