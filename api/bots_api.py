@@ -17,9 +17,10 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.context import app_context
 from api.games_api import bearer_token
-from bots.protocol import register_protocol_schemas
+from bots.protocol import BotInfoSchema, register_protocol_schemas
 from core import errors
 from core.bot_registry import MAX_PAGE, ROTATABLE, SCAN_BUDGET, STATUSES, BotNotFound, BotRegistry
+from harness.botcheck import check_registered
 
 blp = Blueprint(
     "bots", __name__, description="Bots: submit an HTTP bot, list, read, update, rotate its keys, delete."
@@ -28,6 +29,10 @@ blp = Blueprint(
 BOT_ID_PATTERN = r"^[0-9a-f]{16}$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 OWNER_AUTH: list[dict[str, list[str]]] = [{"ownerKey": []}]
+# checkBot calls the bot over the network: the whole check is bounded (below gunicorn's 30 s
+# worker timeout), one check of a bot runs at a time, and the next may start this long after.
+CHECK_BUDGET_S = 20.0
+CHECK_COOLDOWN_S = 10.0
 ERROR_TEXT = {
     401: "No owner key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
     403: "Not this bot's owner key (code `not_owner`).",
@@ -35,6 +40,8 @@ ERROR_TEXT = {
     409: "The name is taken (`duplicate_name`, deleted bots keep theirs) or the bot was deleted "
     "(`bot_deleted`).",
     413: "The request body is too large (code `body_too_large`).",
+    429: "Too many requests (`rate_limited`, with `Retry-After`): over the API's limits, or (checkBot) "
+    f"a check of this bot is running or ended less than {CHECK_COOLDOWN_S:.0f} s ago.",
     422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or the bot failed its check: "
     "`invalid_url`, `forbidden_address` (the host is or resolves to a refused address), `bot_unreachable` "
     "(no valid bot info from GET /: one answer whatever the other end did, so that createBot tells "
@@ -261,6 +268,70 @@ class RotatedKeysSchema(Schema):
     )
 
 
+class CheckFindingSchema(Schema):
+    """One step of a bot check."""
+
+    class Meta:
+        name = "CheckFinding"
+
+    step = fields.String(
+        required=True,
+        metadata={
+            "description": "What was sent, e.g. `GET /` or `POST /move (tricky-teams, play, 4 seats)`."
+        },
+    )
+    severity = fields.String(
+        required=True,
+        validate=validate.OneOf(["ok", "warning", "error"]),
+        metadata={
+            "description": "`ok`; `warning` (works, but e.g. spends the time bank); `error` (would fail in "
+            "a match)."
+        },
+    )
+    message = fields.String(required=True, metadata={"description": "What happened, in plain words."})
+    elapsed_ms = fields.Float(
+        metadata={"description": "How long the bot took to answer, when it was called."}
+    )
+    fault = fields.String(
+        metadata={"description": "The fault code a match would record (`bots.protocol.FaultCode`), if any."}
+    )
+    status = fields.Integer(
+        metadata={"description": "The bot's HTTP status, when it answered one that failed."}
+    )
+    body = fields.String(
+        metadata={"description": "The first bytes of a refused or unusable answer (at most 160 characters)."}
+    )
+
+
+class CheckReportSchema(Schema):
+    """checkBot answer: the bot called as a match would call it, and every finding."""
+
+    class Meta:
+        name = "CheckReport"
+
+    url = fields.String(required=True, metadata={"description": "The bot's registered URL that was checked."})
+    ok = fields.Boolean(
+        required=True, metadata={"description": "True when nothing would fail in a match (warnings allowed)."}
+    )
+    errors = fields.Integer(required=True, metadata={"description": "How many findings are errors."})
+    warnings = fields.Integer(required=True, metadata={"description": "How many findings are warnings."})
+    info = fields.Nested(
+        BotInfoSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The bot's own GET / answer; null when it gave none that is valid."},
+    )
+    findings = fields.List(
+        fields.Nested(CheckFindingSchema),
+        required=True,
+        metadata={
+            "description": "In order: GET /, a request signed with a wrong secret (must be refused), then "
+            "per game /start, a /move at every decision type, /end. A passed /start or /end is counted in "
+            "one finding per game."
+        },
+    )
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -368,6 +439,51 @@ def rotate_bot_keys(body: dict[str, Any], bot_id: str) -> Response:
         answer["secret"] = rotated.secret
     response = jsonify(answer)
     response.headers["Cache-Control"] = "no-store"  # it holds secrets
+    return response
+
+
+@blp.route("/bots/<string:bot_id>/check", methods=["POST"])
+@blp.doc(
+    operationId="checkBot",
+    tags=["bots"],
+    summary="Call the bot as a match would and report what is wrong (owner key)",
+    description="Sends the bot a `GET /`, a `/move` signed with a wrong secret, and, signed with its "
+    "stored secret, per registered game a `/start`, a `/move` at every decision type and an `/end`; "
+    "each answer is judged as the match runner judges it (same faults, same time bounds). The whole "
+    f"check takes at most {CHECK_BUDGET_S:.0f} s (a slower bot gets an error finding saying where it "
+    f"stopped); one check of a bot runs at a time, and the next may start {CHECK_COOLDOWN_S:.0f} s after "
+    "it ended (429 otherwise). The answer is 200 whatever the bot did: `ok` says whether it is ready.",
+    security=OWNER_AUTH,
+)
+@blp.response(200, CheckReportSchema)
+@documents_errors(401, 403, 404, 409, 429)
+def check_bot(bot_id: str) -> Response:
+    """Check a registered bot with its stored secret and games, under the operator's address policy."""
+    ident, key = _valid(bot_id), owner_key()
+    bots = registry()
+    bots.authorize(ident, key)  # 401/403/404 before anything is held or called
+    wait = bots.begin_check(ident, CHECK_BUDGET_S + 10)
+    if wait is not None:
+        return _check_busy(wait)
+    try:
+        report = check_registered(app_context().harness, ident, key, budget_s=CHECK_BUDGET_S)
+    finally:
+        bots.end_check(ident, CHECK_COOLDOWN_S)
+    response = jsonify(report.to_dict())
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _check_busy(retry_after: int) -> Response:
+    response = jsonify(
+        {
+            "code": "rate_limited",
+            "message": f"a check of this bot is running or just ended; retry after {retry_after} s",
+            "details": {"limit": "1 check per bot at a time", "per": "bot", "retry_after": retry_after},
+        }
+    )
+    response.status_code = 429
+    response.headers["Retry-After"] = str(retry_after)
     return response
 
 

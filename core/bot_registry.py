@@ -11,7 +11,9 @@ Redis layout, under the same configurable prefix as the games (`GameRepository.p
   absent on bots stored before rotation existed: then ``created``);
 - ``botname:<casefolded name>`` — the id holding that name (names are unique, case-insensitive;
   a deleted bot keeps its name so past results stay unambiguous);
-- ``bots`` — a sorted set of every bot id by creation time (deleted ones included).
+- ``bots`` — a sorted set of every bot id by creation time (deleted ones included);
+- ``botcheck:<id>`` — held while `POST /bots/{id}/check` runs, and a few seconds after it
+  (`begin_check` / `end_check`): one check of a bot at a time.
 Creation and renaming are single Lua scripts, so two submissions of one name cannot both win;
 rotating a key is one compare-and-set on the owner digest, so the old key stops working at once
 and two rotations with the same old key cannot both win.
@@ -385,6 +387,22 @@ class BotRegistry:
         if status < 0:
             raise BotNotFound(f"no bot {bot_id!r}")
         return RotatedKeys(self.record(bot_id), new_key, new_secret)
+
+    def begin_check(self, bot_id: str, hold_s: float) -> int | None:
+        """Claim the bot's check slot for up to `hold_s` seconds: None when claimed, else the seconds
+        until the running (or just finished) check lets go of it."""
+        key = f"{self.prefix}botcheck:{bot_id}"
+        if self.client.set(key, "1", nx=True, ex=max(1, int(hold_s + 0.999))):
+            return None
+        return max(1, int(self.client.ttl(key)))
+
+    def end_check(self, bot_id: str, cooldown_s: float) -> None:
+        """A check of the bot ended: its slot stays taken `cooldown_s` more seconds (0: freed now)."""
+        key = f"{self.prefix}botcheck:{bot_id}"
+        if cooldown_s > 0:
+            self.client.expire(key, max(1, int(cooldown_s + 0.999)))
+        else:
+            self.client.delete(key)
 
     def may_enter(self, bot: BotRecord, owner_keys: list[str]) -> bool:
         """Whether a tournament with these owner keys may enter `bot`: it is open, or its key is there."""

@@ -11,7 +11,8 @@ refused, as the protocol asks.
 
 For the API (`POST /bots/{id}/check`): `check_registered(ctx, bot_id, owner_key)` checks a stored
 bot with its stored secret under the operator's address policy; `CheckReport.to_dict()` is the
-answer's body.
+answer's body. `budget_s` bounds a whole check: it never starts a call that could end past the
+budget, and says so in a finding instead.
 """
 
 from __future__ import annotations
@@ -301,7 +302,13 @@ def _ms(seconds: float) -> float:
 
 class _Checker:
     def __init__(
-        self, url: str, secret: str | None, policy: AddressPolicy | None, deadline_ms: int, time_bank_ms: int
+        self,
+        url: str,
+        secret: str | None,
+        policy: AddressPolicy | None,
+        deadline_ms: int,
+        time_bank_ms: int,
+        budget_s: float | None = None,
     ) -> None:
         self.url = url.rstrip("/")
         self.secret = secret
@@ -311,6 +318,26 @@ class _Checker:
         self.report = CheckReport(self.url)
         self.forged_checked = False
         self.notified: dict[str, int] = {}
+        self.budget_s = budget_s
+        self.started = time.monotonic()
+        self.stopped = False
+
+    def out_of_time(self, timeout_s: float) -> bool:
+        """Whether a call of up to `timeout_s` could end past the budget; the first time, a finding."""
+        if self.budget_s is None:
+            return False
+        if not self.stopped and time.monotonic() - self.started + timeout_s <= self.budget_s:
+            return False
+        if not self.stopped:
+            self.stopped = True
+            self.report.add(
+                "time budget",
+                ERROR,
+                f"the check stopped after {time.monotonic() - self.started:.0f} s: the next call could "
+                f"take it past its {self.budget_s:.0f} s budget (the bot answers too slowly to check "
+                "everything)",
+            )
+        return True
 
     def call(
         self, client: CheckClient, step: str, method: str, path: str, payload: Any, timeout_s: float
@@ -319,6 +346,8 @@ class _Checker:
         session = client.recording
         if session is None:  # the URL itself is refused (invalid, forbidden address)
             return None, self.report.add(step, ERROR, explain_fault(*self._setup_fault(), 0.0))
+        if self.out_of_time(timeout_s):
+            return None, self.report.findings[-1]
         started = time.monotonic()
         try:
             answer = session.request(method, path, payload, timeout_s)
@@ -395,6 +424,8 @@ class _Checker:
 
     def forged(self, sample: Sample) -> None:
         """A /move signed with another secret must be refused (else anyone could play the bot's seats)."""
+        if self.out_of_time(NOTIFY_TIMEOUT_S):
+            return
         forger = CheckClient(self.url, (self.secret or "") + "-not-the-secret", self.policy)
         try:
             if forger.recording is None:
@@ -467,10 +498,12 @@ class _Checker:
                 "time_bank_ms": self.time_bank_ms,
                 "opponents": [],
             }
-            if not self.notify(client, "/start", start, game):
+            if not self.notify(client, "/start", start, game) or self.stopped:
                 return
             previous: dict[str, Any] | None = None
             for sample in group:
+                if self.out_of_time((self.deadline_ms + self.time_bank_ms) / 1000):
+                    return
                 previous = self.move(client, sample, previous)
             end = {"match_id": match_id, "game": game, "seat": seat, "result": {}, "view": None, "faults": 0}
             self.notify(client, "/end", end, game)
@@ -522,16 +555,18 @@ def check_bot(
     deadline_ms: int = DEFAULT_DEADLINE_MS,
     time_bank_ms: int = DEFAULT_TIME_BANK_MS,
     wait_s: float = 0.0,
+    budget_s: float | None = None,
 ) -> CheckReport:
     """Check the bot at `url` as the platform would call it, signing with `secret`.
 
     `policy` is the outbound address policy (default: the operator's, `TRICKARENA_ALLOWED_NETWORKS`;
     the CLI passes `ANY_ADDRESS`); `games`, the games the bot is registered for (each must be in its
     `GET /`); `wait_s`, how long a bot that refuses connections may take to come up (the CLI's
-    check right after starting a bot). Never raises for anything the bot does: every problem is a
-    finding.
+    check right after starting a bot); `budget_s`, the most the whole check may take (None: no
+    bound but each call's own; the API's check passes one). Never raises for anything the bot does:
+    every problem is a finding.
     """
-    checker = _Checker(url, secret, policy, deadline_ms, time_bank_ms)
+    checker = _Checker(url, secret, policy, deadline_ms, time_bank_ms, budget_s)
     client = CheckClient(checker.url, secret, policy)
     try:
         checker.wait_until_up(client, wait_s)
@@ -545,17 +580,20 @@ def check_bot(
             )
             return checker.report
         for game in known:
-            checker.game(client, game)
+            if not checker.stopped:
+                checker.game(client, game)
     finally:
         client.close()
     return checker.report
 
 
-def check_registered(ctx: HarnessContext, bot_id: str, owner_key: str | None) -> CheckReport:
+def check_registered(
+    ctx: HarnessContext, bot_id: str, owner_key: str | None, budget_s: float | None = None
+) -> CheckReport:
     """`POST /bots/{id}/check`: the stored bot checked with its stored secret and registered games,
-    under the operator's address policy. Raises the registry's ServiceErrors (401 without the owner
-    key, 403 with another, 404, 409 for a deleted bot)."""
+    under the operator's address policy, within `budget_s`. Raises the registry's ServiceErrors (401
+    without the owner key, 403 with another, 404, 409 for a deleted bot)."""
     bot = ctx.bots.authorize(bot_id, owner_key)
     if bot.status == "deleted":
         raise BotDeleted(f"bot {bot_id!r} was deleted")
-    return check_bot(bot.url, bot.secret, policy=ctx.policy, games=bot.games)
+    return check_bot(bot.url, bot.secret, policy=ctx.policy, games=bot.games, budget_s=budget_s)
