@@ -28,6 +28,7 @@ blp = Blueprint(
 
 BOT_ID_PATTERN = r"^[0-9a-f]{16}$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+SECRET_PATTERN = r"^[A-Za-z0-9_-]{32,128}$"
 OWNER_AUTH: list[dict[str, list[str]]] = [{"ownerKey": []}]
 # checkBot calls the bot over the network: the whole check is bounded (below gunicorn's 30 s
 # worker timeout), one check of a bot runs at a time, and the next may start this long after.
@@ -98,6 +99,16 @@ class CreateBotSchema(Schema):
             "createTournament needs the bot's owner key in `owner_keys`. Default false."
         },
     )
+    secret = fields.String(
+        load_default=None,
+        validate=validate.Regexp(SECRET_PATTERN, error="32-128 characters of A-Z, a-z, 0-9, '-' and '_'"),
+        metadata={
+            "description": "The signing secret to sign every request to the bot with, chosen by its author "
+            "(e.g. `trickarena bot secret`) so that the bot runs with it from the start: 32-128 "
+            "characters of the URL-safe base64 alphabet. Not shown back. Absent: the platform makes one "
+            "and shows it once in the answer."
+        },
+    )
 
 
 class UpdateBotSchema(Schema):
@@ -147,7 +158,8 @@ class BotSchema(Schema):
 
 
 class CreatedBotSchema(Schema):
-    """createBot answer: the bot, its owner key and its signing secret (both shown only now)."""
+    """createBot answer: the bot, its owner key and (unless the author gave it) its signing secret, shown
+    only now."""
 
     class Meta:
         name = "CreatedBot"
@@ -157,8 +169,10 @@ class CreatedBotSchema(Schema):
         required=True, metadata={"description": "Bearer key for updateBot/deleteBot and leagues. Shown once."}
     )
     secret = fields.String(
-        required=True,
-        metadata={"description": "HMAC key the platform signs every request to the bot with. Shown once."},
+        metadata={
+            "description": "HMAC key the platform signs every request to the bot with, when the platform "
+            "made it (the request had no `secret`). Shown once."
+        },
     )
 
 
@@ -354,17 +368,31 @@ def owner_key() -> str | None:
 
 
 @blp.route("/bots", methods=["POST"])
-@blp.doc(operationId="createBot", tags=["bots"], summary="Submit an HTTP bot")
+@blp.doc(
+    operationId="createBot",
+    tags=["bots"],
+    summary="Submit an HTTP bot",
+    description="The platform calls the bot's `GET /` at once (a refused connection is tried again, "
+    "with back-off, for up to 5 s, so a bot submitted right after it was started is found). The "
+    "answer holds the owner key and, unless the request gave `secret`, the signing secret: each "
+    "shown only this once.",
+)
 @blp.arguments(CreateBotSchema)
 @blp.response(201, CreatedBotSchema, headers={"Location": {"schema": {"type": "string"}}})
 @documents_errors(409, 413, 422)
 def create_bot(body: dict[str, Any]) -> Response:
-    """Call the bot's GET / safely; if it answers well, store it and return its id, owner key and secret."""
-    created = registry().create(body["name"], body["url"], body["games"], bool(body.get("open")))
-    response = jsonify(
-        {"bot": created.bot.public(), "owner_key": created.owner_key, "secret": created.secret}
+    """Call the bot's GET / safely (a refused connection is tried again for a few seconds: a bot still
+    starting up); if it answers well, store it and return its id, owner key and, unless the author
+    gave it, its signing secret."""
+    created = registry().create(
+        body["name"], body["url"], body["games"], bool(body.get("open")), secret=body["secret"]
     )
+    answer = {"bot": created.bot.public(), "owner_key": created.owner_key}
+    if not created.secret_supplied:
+        answer["secret"] = created.secret
+    response = jsonify(answer)
     response.status_code = 201
+    response.headers["Cache-Control"] = "no-store"  # it holds secrets
     response.headers["Location"] = f"/bots/{created.bot.id}"
     return response
 

@@ -39,6 +39,10 @@ from core.outbound import AddressPolicy, BotSession, OutboundError, Resolver, sy
 from games.registry import GAMES
 
 PROBE_TIMEOUT_S = 5.0
+# A bot that refuses connections at submission may still be starting: GET / is tried again, with
+# back-off, for this long before the submission is refused.
+PROBE_RETRY_S = 5.0
+PROBE_FIRST_WAIT_S = 0.1
 PUBLIC_FIELDS = (
     "id",
     "name",
@@ -170,11 +174,13 @@ class BotRecord:
 
 @dataclass(frozen=True)
 class CreatedBot:
-    """What `create` hands back once: the record and the two secrets."""
+    """What `create` hands back once: the record and the two secrets (`secret_supplied`: the signing
+    secret is the one the author gave, so it need not be shown back)."""
 
     bot: BotRecord
     owner_key: str
     secret: str
+    secret_supplied: bool = False
 
 
 @dataclass(frozen=True)
@@ -217,12 +223,14 @@ class BotRegistry:
         resolver: Resolver = system_resolver,
         probe_timeout_s: float = PROBE_TIMEOUT_S,
         clock: Callable[[], float] = time.time,
+        probe_retry_s: float = PROBE_RETRY_S,
     ) -> None:
         self.client = client
         self.prefix = prefix
         self.policy = policy
         self.resolver = resolver
         self.probe_timeout_s = probe_timeout_s
+        self.probe_retry_s = probe_retry_s
         self.clock = clock
         self._create = client.register_script(_CREATE_LUA)
         self._update = client.register_script(_UPDATE_LUA)
@@ -245,14 +253,7 @@ class BotRegistry:
         unknown = sorted(set(games) - set(GAMES))
         if unknown:
             raise BotCheckFailed(f"unknown games {unknown}; known: {sorted(GAMES)}", code="unknown_game")
-        try:
-            with BotSession(url, policy=self.policy, resolver=self.resolver) as session:
-                body = session.get_json("/", timeout_s=self.probe_timeout_s)
-        except OutboundError as exc:
-            code = _URL_CODES.get(str(exc.code))
-            if code is not None:
-                raise BotCheckFailed(exc.message, code=code) from None
-            raise BotCheckFailed(NOT_A_BOT_MESSAGE, code=NOT_A_BOT) from None
+        body = self._get_info(url)
         try:
             info = cast(dict[str, Any], BotInfoSchema().load(body))
         except ValidationError:
@@ -266,14 +267,45 @@ class BotRegistry:
             )
         return info
 
+    def _get_info(self, url: str) -> Any:
+        """The decoded body of the bot's `GET /`; a refused connection is tried again with back-off for
+        up to `probe_retry_s` (a bot still starting up), anything else fails at once."""
+        give_up = time.monotonic() + self.probe_retry_s
+        wait = PROBE_FIRST_WAIT_S
+        while True:
+            try:
+                with BotSession(url, policy=self.policy, resolver=self.resolver) as session:
+                    return session.get_json("/", timeout_s=self.probe_timeout_s)
+            except OutboundError as exc:
+                code = _URL_CODES.get(str(exc.code))
+                if code is not None:
+                    raise BotCheckFailed(exc.message, code=code) from None
+                left = give_up - time.monotonic()
+                if exc.code != FaultCode.CONNECTION_ERROR or left <= 0:
+                    raise BotCheckFailed(NOT_A_BOT_MESSAGE, code=NOT_A_BOT) from None
+            time.sleep(min(wait, left))
+            wait *= 2
+
     # -- operations -------------------------------------------------------------------
-    def create(self, name: str, url: str, games: list[str], open_to_challenges: bool = False) -> CreatedBot:
-        """Check the bot, then store it; returns the owner key and signing secret (shown only now)."""
+    def create(
+        self,
+        name: str,
+        url: str,
+        games: list[str],
+        open_to_challenges: bool = False,
+        secret: str | None = None,
+    ) -> CreatedBot:
+        """Check the bot, then store it; returns the owner key and signing secret (shown only now).
+
+        `secret`: the signing secret the author chose (e.g. `trickarena bot secret`), so the bot can
+        run with it before it is registered; None: a fresh one."""
         games = sorted(set(games))
         if self.client.exists(self.key_for("name", name)):
             raise DuplicateName(f"a bot named {name!r} already exists")
         info = self.probe(url, games)
-        bot_id, owner_key, secret = new_bot_id(), secrets.token_urlsafe(24), secrets.token_urlsafe(32)
+        supplied = secret is not None
+        bot_id, owner_key = new_bot_id(), secrets.token_urlsafe(24)
+        secret = secret if secret is not None else secrets.token_urlsafe(32)
         now = self.clock()
         fields: dict[str, Any] = {
             "id": bot_id,
@@ -295,7 +327,7 @@ class BotRegistry:
         keys = [self.key_for("bot", bot_id), self.key_for("name", name), self.key_for("index")]
         if not self._create(keys=keys, args=[bot_id, now, *flat]):
             raise DuplicateName(f"a bot named {name!r} already exists")
-        return CreatedBot(self.record(bot_id), owner_key, secret)
+        return CreatedBot(self.record(bot_id), owner_key, secret, supplied)
 
     def record(self, bot_id: str) -> BotRecord:
         """The full stored record (secret included: internal use only)."""

@@ -10,23 +10,14 @@ import pytest
 from flask.testing import FlaskClient
 
 from api import bots_api
-from api.app import create_app
 from bots.bundled import make_bot
 from bots.sdk import BotServer
 from tests.harness.bot_servers import FaultyBotServer
 
-BOTH = ["trick-n-trouble", "tricky-teams"]
+from .test_bot_registration import BOTH, client
+from .test_bot_registration import auth as _auth
 
-
-@pytest.fixture()
-def client(redis_url: str, key_prefix: str) -> FlaskClient:
-    """An API client with the default local policy (loopback allowed)."""
-    config = {"REDIS_URL": redis_url, "TRICKARENA_KEY_PREFIX": key_prefix, "TESTING": True}
-    return create_app(config).test_client()
-
-
-def _auth(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
+__all__ = ["client"]  # the fixture, shared
 
 
 @pytest.fixture()
