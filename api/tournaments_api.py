@@ -330,6 +330,44 @@ class OpenSkillRatingSchema(Schema):
     ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma."})
 
 
+class StandingsQuerySchema(Schema):
+    """getTournamentStandings / getLeagueStandings page."""
+
+    class Meta:
+        name = "StandingsQuery"
+
+    offset = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=1_000_000),
+        metadata={"description": "Rows to skip: the page starts at rank offset + 1."},
+    )
+    limit = fields.Integer(
+        load_default=ops.STANDINGS_PAGE_MAX,
+        validate=validate.Range(min=1, max=ops.STANDINGS_PAGE_MAX),
+        metadata={
+            "description": f"Rows per page, at most {ops.STANDINGS_PAGE_MAX} (the default). The matrix "
+            "covers the page's entrants; compositions are paged with the same offset and limit."
+        },
+    )
+
+
+class StandingsStatisticsSchema(Schema):
+    """How current the intervals are: they are computed in the background, once per change."""
+
+    class Meta:
+        name = "StandingsStatistics"
+
+    as_of = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Played matches the intervals cover (null: not computed yet)."},
+    )
+    current = fields.Boolean(
+        required=True,
+        metadata={"description": "True when the intervals cover every match counted in `matches`."},
+    )
+
+
 class StandingsRowSchema(Schema):
     """One entrant's line of the standings."""
 
@@ -355,7 +393,19 @@ class StandingsRowSchema(Schema):
     faults = fields.Integer(required=True)
     unrated_matches = fields.Integer(required=True)
     threshold_rate = fields.Float(allow_none=True, metadata={"description": "Cooperative games."})
-    not_separated_from = fields.List(fields.String(), required=True)
+    not_separated_from = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "Entrants whose intervals overlap this one's, nearest in rank first, at most "
+            "20 (the count is `not_separated_count`)."
+        },
+    )
+    not_separated_count = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "How many entrants this one is not separated from (null until computed)."},
+    )
     separated = fields.Boolean(required=True)
 
 
@@ -365,19 +415,45 @@ class StandingsSchema(Schema):
     class Meta:
         name = "Standings"
 
-    matches = fields.Integer(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "Played matches counted."})
     cooperative = fields.Boolean(required=True)
-    rows = fields.List(fields.Nested(StandingsRowSchema), required=True)
-    faults = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)
-    head_to_head = fields.Dict(keys=fields.String(), values=fields.Dict())
-    cross_play = fields.Dict(keys=fields.String(), values=fields.Dict())
-    compositions = fields.List(fields.Dict())
+    total_rows = fields.Integer(
+        required=True, metadata={"description": "Entrants in the standings (all pages)."}
+    )
+    offset = fields.Integer(
+        required=True, metadata={"description": "The page's first row is rank offset + 1."}
+    )
+    limit = fields.Integer(required=True, metadata={"description": "Rows per page asked for."})
+    rows = fields.List(
+        fields.Nested(StandingsRowSchema), required=True, metadata={"description": "The page."}
+    )
+    faults = fields.Dict(
+        keys=fields.String(),
+        values=fields.Dict(),
+        required=True,
+        metadata={"description": "Per entrant of the page: total, by_code, unrated_matches."},
+    )
+    statistics = fields.Nested(StandingsStatisticsSchema, required=True)
+    head_to_head = fields.Dict(
+        keys=fields.String(),
+        values=fields.Dict(),
+        metadata={"description": "Competitive: [row][column] over the page's entrants."},
+    )
+    cross_play = fields.Dict(
+        keys=fields.String(),
+        values=fields.Dict(),
+        metadata={"description": "Cooperative: [row][column] over the page's entrants."},
+    )
+    compositions = fields.List(
+        fields.Dict(),
+        metadata={"description": "Cooperative: team compositions by mean score, this page of them."},
+    )
+    compositions_total = fields.Integer(metadata={"description": "Cooperative: compositions in all."})
     tournament_id = fields.String()
     league_id = fields.String()
     final = fields.Boolean()
     status = fields.String()
     rounds = fields.Integer()
-    members = fields.List(fields.String())
 
 
 class CreateLeagueSchema(_MatchSettings):
@@ -550,11 +626,14 @@ def list_tournament_matches(tournament_id: str) -> Response:
 @blp.doc(
     operationId="getTournamentStandings", tags=["tournaments"], summary="Standings (live until finished)"
 )
+@blp.arguments(StandingsQuerySchema, location="query")
 @blp.response(200, StandingsSchema)
-@documents_errors(404)
-def get_tournament_standings(tournament_id: str) -> Response:
-    """Games, wins, mean score with its interval, ratings, head-to-head or cross-play, faults."""
-    return _json(ops.get_standings(context(), tournament_id))
+@documents_errors(404, 422)
+def get_tournament_standings(query: dict[str, Any], tournament_id: str) -> Response:
+    """Games, wins, mean score with its interval, ratings, head-to-head or cross-play, faults: one
+    page of rows, ranked by mean score (ratings kept as results come in; intervals computed in the
+    background, see `statistics`)."""
+    return _json(ops.get_standings(context(), tournament_id, query["offset"], query["limit"]))
 
 
 @blp.route("/tournaments/<string:tournament_id>/cancel", methods=["POST"])
@@ -667,11 +746,12 @@ def leave_league(league_id: str, bot_id: str) -> Response:
 
 @blp.route("/leagues/<string:league_id>/standings", methods=["GET"])
 @blp.doc(operationId="getLeagueStandings", tags=["leagues"], summary="Standings over every round")
+@blp.arguments(StandingsQuerySchema, location="query")
 @blp.response(200, StandingsSchema)
-@documents_errors(404)
-def get_league_standings(league_id: str) -> Response:
-    """Every round's results together, ratings carried round by round."""
-    return _json(ops.league_standings(context(), league_id))
+@documents_errors(404, 422)
+def get_league_standings(query: dict[str, Any], league_id: str) -> Response:
+    """Every round's results together, ratings carried round by round: one page of rows."""
+    return _json(ops.league_standings(context(), league_id, query["offset"], query["limit"]))
 
 
 def register(api: Api, app: Flask) -> None:

@@ -9,10 +9,19 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 - ``t:<tid>:m:<i>`` — hash: ``game_id`` and ``wal`` (the runner's write-ahead record, see runner);
 - ``t:<tid>:results`` — hash: match index -> result JSON, written once (`record_result`);
 - ``t:<tid>:lease:<i>`` — the running match's lease (owner token, expires);
-- ``t:<tid>:standings`` — the final standings JSON (set once the tournament finishes);
+- ``t:<tid>:standings`` — the final standings JSON of tournaments from before the live standings
+  (new ones keep theirs in the scope below); ``t:<tid>:prior`` — hash bot -> the [mu, sigma] a
+  league round started from;
 - ``l:index``, ``l:<lid>`` (hash: spec, status, next_round, next_at), ``l:<lid>:members``
-  (hash bot -> joined_at), ``l:<lid>:ratings`` (hash bot -> rating JSON), ``l:<lid>:round:<n>``
-  (the round's tournament id, SETNX so a round is created once), ``l:<lid>:rounds`` (list);
+  (hash bot -> joined_at), ``l:<lid>:ratings`` (hash bot -> rating JSON; leagues from before the
+  league's live standings only), ``l:<lid>:round:<n>`` (the round's tournament id, SETNX so a
+  round is created once), ``l:<lid>:rounds`` (list);
+- live standings of a *scope* (``t:<tid>`` or ``l:<lid>``; `scope_key`): ``<scope>:live`` (hash:
+  the cursor -- ``n`` for a tournament, ``pos``/``idx`` for a league -- ``matches``, ``events``,
+  ``closed``), and one hash per section of `harness.standings.SECTIONS` (``:rows``, ``:pairs``,
+  ``:comps``, ``:deals``, ``:clusters``, ``:history``; JSON per field), ``<scope>:compz`` (sorted
+  set: compositions by mean team score), ``<scope>:stats`` (hash: ``as_of`` and the intervals per
+  bot and composition, written by the statistics job), ``<scope>:stats_pending`` (debounce flag);
 Bots live in the bots engineer's registry (`core.bot_registry.BotRegistry`, ``bot:<id>``).
 """
 
@@ -121,11 +130,46 @@ class HarnessStore:
             raise ValueError(f"unknown key kind {kind!r}")
         return p + templates[kind].format(*ids)
 
+    def scope_key(self, scope: str, section: str) -> str:
+        """A key of a live-standings scope (``t:<tid>`` or ``l:<lid>``): ``live``, a section, ``stats``..."""
+        return f"{self.prefix}{scope}:{section}"
+
+    def load_sections(self, scope: str, need: Mapping[str, set[str]]) -> dict[str, dict[str, Any]]:
+        """The named fields of each section (parsed JSON; absent fields left out), in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        asked: list[tuple[str, list[str]]] = []
+        for section, wanted in need.items():
+            if wanted:
+                ordered = sorted(wanted)
+                asked.append((section, ordered))
+                pipe.hmget(self.scope_key(scope, section), ordered)
+        out: dict[str, dict[str, Any]] = {section: {} for section in need}
+        for (section, keys), values in zip(asked, pipe.execute(), strict=True):
+            out[section] = {k: json.loads(v) for k, v in zip(keys, values, strict=True) if v is not None}
+        return out
+
+    def scope_hash(self, scope: str, section: str) -> dict[str, Any]:
+        """A whole section (parsed JSON per field); for the bounded ones (rows, stats)."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.scope_key(scope, section)))
+        return {k.decode(): json.loads(v) for k, v in raw.items()}
+
+    def live(self, scope: str) -> dict[str, str]:
+        """The scope's cursor and counters."""
+        raw = cast(dict[bytes, bytes], self.client.hgetall(self.scope_key(scope, "live")))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
     # -- tournaments --------------------------------------------------------------------
     def create_tournament(
-        self, tid: str, spec: Mapping[str, Any], matches: list[dict[str, Any]], owner: str = ""
+        self,
+        tid: str,
+        spec: Mapping[str, Any],
+        matches: list[dict[str, Any]],
+        owner: str = "",
+        rows: Mapping[str, Any] | None = None,
+        prior: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Store a new tournament (owner-key digest, fixed match list) atomically; False if `tid` exists."""
+        """Store a new tournament (owner-key digest, fixed match list, its entrants' starting
+        standings rows and prior ratings) atomically; False if `tid` exists."""
         now = time.time()
         key = self.key_for("tournament", tid)
         with self.client.pipeline(transaction=True) as pipe:
@@ -149,6 +193,10 @@ class HarnessStore:
                         "owner": owner,
                     },
                 )
+                for section, fields in (("rows", rows), ("prior", prior)):
+                    if fields:
+                        mapping: dict[Any, Any] = {b: _dumps(v) for b, v in fields.items()}
+                        pipe.hset(self.scope_key(f"t:{tid}", section), mapping=mapping)
                 pipe.zadd(self.key_for("tournament_index"), {tid: now})
                 pipe.execute()
             except redis.WatchError:
@@ -157,7 +205,13 @@ class HarnessStore:
 
     def tournament(self, tid: str) -> dict[str, Any] | None:
         """The tournament record (spec parsed), or None."""
-        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("tournament", tid)))
+        return self.parse_tournament(
+            tid, cast(dict[bytes, bytes], self.client.hgetall(self.key_for("tournament", tid)))
+        )
+
+    @staticmethod
+    def parse_tournament(tid: str, raw: dict[bytes, bytes]) -> dict[str, Any] | None:
+        """A tournament record from its raw hash (None if empty)."""
         if not raw:
             return None
         out: dict[str, Any] = {k.decode(): v.decode() for k, v in raw.items()}
@@ -236,6 +290,30 @@ class HarnessStore:
         recorded, completed = self._record(keys=keys, args=[str(index), _dumps(result)])
         return bool(recorded), int(completed)
 
+    def results_at(self, tid: str, indices: list[int]) -> list[dict[str, Any] | None]:
+        """The results of the given matches (None where not recorded yet)."""
+        if not indices:
+            return []
+        raw = self.client.hmget(self.key_for("results", tid), [str(i) for i in indices])
+        return [json.loads(v) if v is not None else None for v in raw]
+
+    def match_window(
+        self, tid: str, indices: list[int]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any] | None], dict[int, str]]:
+        """For the given matches, in one round trip: their specs, results (None if not recorded) and
+        game ids (of those started)."""
+        if not indices:
+            return [], [], {}
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.key_for("matches", tid), [str(i) for i in indices])
+        pipe.hmget(self.key_for("results", tid), [str(i) for i in indices])
+        for i in indices:
+            pipe.hget(self.key_for("match", tid, i), "game_id")
+        specs_raw, results_raw, *games = pipe.execute()
+        specs = [json.loads(v) for v in specs_raw if v is not None]
+        results = [json.loads(v) if v is not None else None for v in results_raw]
+        return specs, results, {i: g.decode() for i, g in zip(indices, games, strict=True) if g is not None}
+
     def results(self, tid: str) -> list[dict[str, Any]]:
         """Every recorded result, by match index."""
         raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("results", tid)))
@@ -245,12 +323,8 @@ class HarnessStore:
         """True once the match's result is recorded."""
         return bool(self.client.hexists(self.key_for("results", tid), str(index)))
 
-    def save_standings(self, tid: str, doc: Mapping[str, Any]) -> bool:
-        """Store the final standings once; True if this call stored them."""
-        return bool(self.client.set(self.key_for("standings", tid), _dumps(doc), nx=True))
-
     def standings(self, tid: str) -> dict[str, Any] | None:
-        """The final standings, if stored."""
+        """The whole final standings document of a tournament from before the live standings."""
         raw = self.client.get(self.key_for("standings", tid))
         return json.loads(raw) if raw else None
 

@@ -11,9 +11,13 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any, cast
 
+import redis
 from croniter import (  # type: ignore[import-untyped]
     CroniterBadCronError,
     CroniterBadDateError,
@@ -38,7 +42,17 @@ from harness.scheduling import (
     schedule_size,
     schedule_tables,
 )
-from harness.standings import compute_standings, ratings_from_standings
+from harness.standings import (
+    Tally,
+    composition_row,
+    deal_key,
+    fault_entry,
+    new_row,
+    pair_cell,
+    ranked,
+    render_row,
+    statistics,
+)
 
 MAX_MATCHES = 20000
 # The shortest time between two rounds of a league (an interval, or two cron firings), and the
@@ -53,6 +67,19 @@ STATUSES = ("scheduled", "running", "finished", "cancelled")
 # After a cancel, running matches stop at their next check (about once a second) or after the bot
 # call in flight: the seed and the games are published this long after the cancel, plus the deadline.
 CANCEL_GRACE_S = 3.0
+# Live standings (docs/harness.md, Standings): results folded in per transaction; at most this
+# many by a standings read (a worker folds in the rest); a page's largest and default size.
+STANDINGS_BATCH = 200
+READ_CATCH_UP = 64
+STANDINGS_PAGE_MAX = 64
+# The statistics job (intervals) runs at most once per change and one queued at a time per
+# scope, starting at least STATS_MIN_INTERVAL_S (or this many times its own last duration, at
+# most STATS_MAX_DELAY_S) after the previous one started: at once after a quiet spell, else
+# through RQ's scheduler.
+STATS_MIN_INTERVAL_S = 2.0
+STATS_DEBOUNCE_FACTOR = 4.0
+STATS_MAX_DELAY_S = 30.0
+STATS_PENDING_TTL_S = 300
 
 
 class TournamentNotFound(errors.ServiceError):
@@ -213,12 +240,20 @@ def create_tournament(
         "fault_threshold": fault_threshold,
         "cooperative": cooperative,
         "start_at": start_at.isoformat() if start_at else None,
-        "prior": {b: [r.mu, r.sigma] for b, r in (prior or {}).items()},
     }
     if league:
         spec["league"] = league
     owner_key = secrets.token_urlsafe(24)
-    if not ctx.store.create_tournament(tid, spec, [m.to_dict() for m in matches], owner_digest(owner_key)):
+    starting = {e: (prior or {}).get(e, Rating()) for e in entrants}
+    stored = ctx.store.create_tournament(
+        tid,
+        spec,
+        [m.to_dict() for m in matches],
+        owner_digest(owner_key),
+        rows={e: new_row(r) for e, r in starting.items()},
+        prior={e: [r.mu, r.sigma] for e, r in starting.items() if prior and e in prior},
+    )
+    if not stored:
         raise errors.Conflict(f"tournament {tid!r} already exists", code="tournament_exists")
     if enqueue:
         if start_at is not None and start_at > datetime.now(UTC):
@@ -307,6 +342,8 @@ def publish_if_due(ctx: HarnessContext, tid: str, record: dict[str, Any]) -> boo
     """Once the tournament has ended, unseal its games (once); True if its seeds may be shown."""
     if not is_published(record):
         return False
+    if "published_at" in record:
+        return True
     if ctx.store.client.hsetnx(ctx.store.key_for("tournament", tid), "published_at", time.time()):
         game_ids = list(ctx.store.match_game_ids(tid, record["total"]).values())
         for start in range(0, len(game_ids), 1000):
@@ -318,12 +355,20 @@ def _iso(stamp: float | None) -> str | None:
     return datetime.fromtimestamp(stamp, UTC).isoformat() if stamp else None
 
 
-def list_matches(ctx: HarnessContext, tid: str) -> list[dict[str, Any]]:
-    """Every match with its seats, deal, status, game id (watch it through the games API) and result."""
+def list_matches(
+    ctx: HarnessContext, tid: str, offset: int = 0, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """The matches (all, or `limit` from `offset` on, by index) with their seats, deal, status, game
+    id (watch it through the games API) and result."""
     record = _record(ctx, tid)
-    specs = ctx.store.match_specs(tid)
-    results = {int(r["index"]): r for r in ctx.store.results(tid)}
-    game_ids = ctx.store.match_game_ids(tid, record["total"])
+    if limit is None:
+        specs = ctx.store.match_specs(tid)
+        results = {int(r["index"]): r for r in ctx.store.results(tid)}
+        game_ids = ctx.store.match_game_ids(tid, record["total"])
+    else:
+        indices = list(range(max(0, offset), min(record["total"], max(0, offset) + max(0, limit))))
+        specs, found, game_ids = ctx.store.match_window(tid, indices)
+        results = {i: r for i, r in zip(indices, found, strict=True) if r is not None}
     out = []
     for m in specs:
         i = int(m["index"])
@@ -353,8 +398,17 @@ def list_matches(ctx: HarnessContext, tid: str) -> list[dict[str, Any]]:
     return out
 
 
-def _prior(spec: dict[str, Any]) -> dict[str, Rating]:
-    return {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
+def tournament_prior(ctx: HarnessContext, tid: str) -> dict[str, Rating]:
+    """The ratings a league round started from (the league's, carried over); empty otherwise."""
+    return _prior(ctx, tid, _record(ctx, tid)["spec"])
+
+
+def _prior(ctx: HarnessContext, tid: str, spec: dict[str, Any]) -> dict[str, Rating]:
+    """The ratings a tournament started from (a league round's carried ratings; default otherwise)."""
+    if "prior" in spec:  # tournaments from before the prior moved out of the spec
+        return {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
+    raw = cast(dict[bytes, bytes], ctx.store.client.hgetall(ctx.store.scope_key(f"t:{tid}", "prior")))
+    return {b.decode(): Rating(*json.loads(v)) for b, v in raw.items()}
 
 
 def record_match_error(ctx: HarnessContext, tid: str, index: int, message: str) -> bool:
@@ -372,55 +426,475 @@ def record_match_error(ctx: HarnessContext, tid: str, index: int, message: str) 
     return recorded
 
 
-def _played(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    # Matches recorded as errors count towards completion, not towards the standings.
-    return [r for r in results if not r.get("error")]
+# --------------------------------------------------------------------------- live standings
+#
+# Each result is folded into its tournament's standings (and a league round's into its league's)
+# once, in match-index order, when it is recorded (`update_standings`, called after every match
+# by `finalize_if_complete`); the intervals are computed once per change by a debounced
+# background job (`statistics_job`). A standings read touches only the page it answers.
 
 
-def _standings_now(ctx: HarnessContext, tid: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """The standings over the results recorded so far (error results left out)."""
-    return compute_standings(
-        _played(ctx.store.results(tid)),
-        spec["entrants"],
-        spec["cooperative"],
-        spec["seed"],
-        prior=_prior(spec),
+@dataclass
+class _Batch:
+    """The next results a scope folds in, in index order, and where its cursor goes after them."""
+
+    results: list[dict[str, Any]]
+    cursor: dict[str, Any]
+    close: bool = False  # the scope (a tournament, or the league's current round) ends with them
+    close_deals: set[str] = field(default_factory=set)  # the deals whose open tables a close flushes
+    more: bool = False  # cut at the batch size: look for more at once
+
+
+Step = Callable[[dict[str, str]], "_Batch | None"]
+
+
+def _fold(ctx: HarnessContext, scope: str, cooperative: bool, step: Step, prior: dict[str, Rating]) -> int:
+    """Advance one scope, batch by batch, while `step` has more; the results folded in.
+
+    `step(live)` names the next batch from the scope's cursor. Each batch is one optimistic
+    transaction on ``<scope>:live`` (a concurrent folder makes it retry) that reads only the
+    fields its results touch.
+    """
+    store = ctx.store
+    live_key = store.scope_key(scope, "live")
+    folded = 0
+    while True:
+        with store.client.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(live_key)  # type: ignore[no-untyped-call]
+                raw = cast(dict[bytes, bytes], pipe.hgetall(live_key))
+                live = {k.decode(): v.decode() for k, v in raw.items()}
+                batch = step(live)
+                if batch is None:
+                    return folded
+                deals: dict[str, Any] = {}
+                if cooperative:
+                    wanted = {str(deal_key(r)) for r in batch.results}
+                    wanted |= batch.close_deals if batch.close else set()
+                    deals = store.load_sections(scope, {"deals": wanted})["deals"]
+                need = Tally.needs(batch.results, cooperative, deals)
+                need.pop("deals")
+                sections = store.load_sections(scope, need)
+                sections["deals"] = deals
+                counters = {"matches": int(live.get("matches", 0)), "events": int(live.get("events", 0))}
+                tally = Tally(cooperative, sections, counters, prior)
+                for res in batch.results:
+                    tally.add(res)
+                if batch.close:
+                    tally.close()
+                pipe.multi()
+                for section, encoded in tally.dumps().items():
+                    if encoded:
+                        fields: dict[Any, Any] = dict(encoded)
+                        pipe.hset(store.scope_key(scope, section), mapping=fields)
+                comps = tally.sections["comps"]
+                scores = {k: -comps[k][1] / comps[k][0] for k in tally.dirty["comps"] if comps[k][0]}
+                if scores:
+                    pipe.zadd(store.scope_key(scope, "compz"), scores)
+                if batch.close and batch.close_deals:
+                    pipe.hdel(store.scope_key(scope, "deals"), *sorted(batch.close_deals))
+                closing = {"closed": 1} if batch.close and scope.startswith("t:") else {}
+                update: dict[Any, Any] = {**batch.cursor, **tally.counters, **closing}
+                pipe.hset(live_key, mapping=update)
+                pipe.execute()
+            except redis.WatchError:
+                continue
+        folded += len(batch.results)
+        if not batch.more:
+            return folded
+
+
+def _tournament_ended(record: dict[str, Any]) -> bool:
+    """No result will come any more: every match recorded, or cancelled and stopped."""
+    return bool(record["completed"] >= record["total"] or is_published(record))
+
+
+def _fold_tournament(ctx: HarnessContext, tid: str, record: dict[str, Any], budget: int | None = None) -> int:
+    """Fold the tournament's newly recorded results into its standings (at most `budget` of them)."""
+    spec = record["spec"]
+    total = int(record["total"])
+    left = [budget if budget is not None else total + 1]
+    all_deals = {str(d) for d in range(int(spec["deals"]))}
+
+    def step(live: dict[str, str]) -> _Batch | None:
+        if live.get("closed") or left[0] <= 0:
+            return None
+        n = int(live.get("n", 0))
+        size = min(STANDINGS_BATCH, left[0])
+        found = ctx.store.results_at(tid, list(range(n, min(total, n + size))))
+        results: list[dict[str, Any]] = []
+        for res in found:
+            if res is None:
+                break
+            results.append(res)
+        if n + len(results) >= total:
+            return _Batch(results, {"n": total}, close=True, close_deals=all_deals)
+        if results:
+            left[0] -= len(results)
+            return _Batch(results, {"n": n + len(results)}, more=len(results) == size)
+        if not _tournament_ended(record):
+            return None
+        # Cancelled and stopped: the matches never played leave gaps; fold in what was recorded.
+        rest = [r for r in ctx.store.results_at(tid, list(range(n, total))) if r is not None]
+        return _Batch(rest, {"n": total}, close=True, close_deals=all_deals)
+
+    # New tournaments have a row per entrant from the start; older ones kept the prior in the spec.
+    prior = {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
+    return _fold(ctx, f"t:{tid}", bool(spec["cooperative"]), step, prior)
+
+
+def _fold_league(ctx: HarnessContext, lid: str, cooperative: bool, budget: int | None = None) -> int:
+    """Fold the league's rounds, in order, into the league's standings, as far as each round's own
+    standings go (a round's results enter its league after they entered the round)."""
+    store = ctx.store
+    rounds_key = store.key_for("rounds", lid)
+    left = [budget if budget is not None else 1 << 62]
+
+    def step(live: dict[str, str]) -> _Batch | None:
+        if left[0] <= 0:
+            return None
+        pos, idx = int(live.get("pos", 0)), int(live.get("idx", 0))
+        raw_tid = cast(bytes | None, store.client.lindex(rounds_key, pos))
+        if raw_tid is None:
+            return None
+        tid = raw_tid.decode()
+        round_live = store.live(f"t:{tid}")
+        if not round_live.get("closed") and idx >= int(round_live.get("n", 0)):
+            status = cast(bytes | None, store.client.hget(store.key_for("tournament", tid), "status"))
+            if status is None:  # a round that was never stored: skip it
+                return _Batch([], {"pos": pos + 1, "idx": 0}, more=True)
+            if status != b"cancelled":
+                return None  # nothing new in the round yet
+            record = store.tournament(tid)
+            if record is None or not _tournament_ended(record) or not _fold_tournament(ctx, tid, record):
+                return None
+            round_live = store.live(f"t:{tid}")
+        upto, closed = int(round_live.get("n", 0)), bool(round_live.get("closed"))
+        end = min(upto, idx + min(STANDINGS_BATCH, left[0]))
+        number = pos + 1
+        results = [
+            {**r, "round_deal": number * 1_000_000 + int(r["deal"])}
+            for r in store.results_at(tid, list(range(idx, end)))
+            if r is not None
+        ]
+        left[0] -= max(1, len(results))
+        if closed and end >= upto:
+            record = store.tournament(tid)
+            deals = int(record["spec"]["deals"]) if record else 0
+            close_deals = {str(number * 1_000_000 + d) for d in range(deals)}
+            return _Batch(results, {"pos": pos + 1, "idx": 0}, close=True, close_deals=close_deals, more=True)
+        if end > idx:
+            return _Batch(results, {"pos": pos, "idx": end}, more=end < upto)
+        return None
+
+    return _fold(ctx, f"l:{lid}", cooperative, step, {})
+
+
+def update_standings(ctx: HarnessContext, tid: str, record: dict[str, Any] | None = None) -> int:
+    """Fold newly recorded results into the tournament's (and its league's) standings; ask for
+    fresh intervals when anything changed. A few cheap reads when nothing did. The results folded in."""
+    record = record or ctx.store.tournament(tid)
+    if record is None:
+        return 0
+    folded = 0
+    live = ctx.store.live(f"t:{tid}")
+    if not live.get("closed") and (int(live.get("n", 0)) < record["completed"] or _tournament_ended(record)):
+        folded = _fold_tournament(ctx, tid, record)
+        if folded and record["completed"] < record["total"]:
+            request_statistics(ctx, f"t:{tid}")
+    league = record["spec"].get("league")
+    if league:
+        lid = league["league_id"]
+        # After new results -- or at the end, in case a read folded the last ones in.
+        ending = record["completed"] >= record["total"] and _league_lags(ctx, lid)
+        if (folded or ending) and _fold_league(ctx, lid, bool(record["spec"]["cooperative"])):
+            request_statistics(ctx, f"l:{lid}")
+    return folded
+
+
+def _league_lags(ctx: HarnessContext, lid: str) -> bool:
+    """Whether the league's standings are behind its current round's (three cheap reads)."""
+    live = ctx.store.live(f"l:{lid}")
+    raw_tid = cast(
+        bytes | None, ctx.store.client.lindex(ctx.store.key_for("rounds", lid), int(live.get("pos", 0)))
+    )
+    if raw_tid is None:
+        return False
+    round_live = ctx.store.live(f"t:{raw_tid.decode()}")
+    return int(live.get("idx", 0)) < int(round_live.get("n", 0)) or bool(round_live.get("closed"))
+
+
+def request_statistics(ctx: HarnessContext, scope: str) -> bool:
+    """Queue the scope's statistics job unless one is already pending (debounced); True if queued."""
+    store = ctx.store
+    if not store.client.set(store.scope_key(scope, "stats_pending"), 1, nx=True, ex=STATS_PENDING_TTL_S):
+        return False
+    cost_raw, last_raw = store.client.hmget(store.scope_key(scope, "live"), ["stats_cost", "stats_at"])
+    spacing = min(STATS_MAX_DELAY_S, max(STATS_MIN_INTERVAL_S, STATS_DEBOUNCE_FACTOR * float(cost_raw or 0)))
+    delay = float(last_raw or 0) + spacing - time.time()
+    queue = queueing.queue_for(ctx)
+    options: dict[str, Any] = {"result_ttl": 0, "failure_ttl": 3600, "job_timeout": 600}
+    if delay < 0.5:
+        queue.enqueue("harness.tournaments.statistics_job", scope, at_front=True, **options)
+    else:
+        queue.enqueue_in(timedelta(seconds=delay), "harness.tournaments.statistics_job", scope, **options)
+    return True
+
+
+@lru_cache(maxsize=1)
+def _job_context() -> HarnessContext:
+    return HarnessContext.from_env()
+
+
+def statistics_job(scope: str) -> int:
+    """RQ job: the scope's intervals and separation, once per change; the results they cover."""
+    return compute_statistics(_job_context(), scope)
+
+
+def compute_statistics(ctx: HarnessContext, scope: str) -> int:
+    """Compute and store the scope's statistics (intervals, separation) over its results so far.
+
+    Reads the scope in one transaction; writes only if nothing newer was written meanwhile. The
+    number of played results the statistics cover.
+    """
+    store = ctx.store
+    store.client.delete(store.scope_key(scope, "stats_pending"))
+    store.client.hset(store.scope_key(scope, "live"), "stats_at", time.time())
+    started = time.perf_counter()
+    with store.client.pipeline(transaction=True) as pipe:
+        pipe.hget(store.scope_key(scope, "live"), "matches")
+        pipe.hgetall(store.scope_key(scope, "rows"))
+        pipe.hgetall(store.scope_key(scope, "clusters"))
+        matches_raw, rows_raw, clusters_raw = pipe.execute()
+    as_of = int(matches_raw or 0)
+    rows = {k.decode(): json.loads(v) for k, v in rows_raw.items()}
+    clusters = {k.decode(): json.loads(v) for k, v in clusters_raw.items()}
+    entrants, prior, seed = _scope_field(ctx, scope)
+    order = [e for e, _ in ranked(rows, [*entrants, *rows], prior)]
+    stats = statistics(order, clusters, seed)
+    stats_key = store.scope_key(scope, "stats")
+    with store.client.pipeline(transaction=True) as pipe:
+        try:
+            pipe.watch(stats_key)  # type: ignore[no-untyped-call]
+            stored = cast(bytes | None, pipe.hget(stats_key, "as_of"))
+            if stored is not None and int(stored) > as_of:
+                return int(stored)  # a newer computation already wrote its statistics
+            pipe.multi()
+            pipe.delete(stats_key)
+            fields: dict[Any, Any] = {k: json.dumps(v, separators=(",", ":")) for k, v in stats.items()}
+            pipe.hset(stats_key, mapping={**fields, "as_of": as_of})
+            pipe.hset(store.scope_key(scope, "live"), "stats_cost", time.perf_counter() - started)
+            pipe.execute()
+        except redis.WatchError:
+            pass  # someone else wrote meanwhile: theirs stands
+    return as_of
+
+
+def _scope_field(ctx: HarnessContext, scope: str) -> tuple[list[str], dict[str, Rating], int]:
+    """A scope's entrants, their prior ratings and its seed (for intervals)."""
+    kind, ident = scope.split(":", 1)
+    if kind == "t":
+        record = _record(ctx, ident)
+        return (
+            list(record["spec"]["entrants"]),
+            _prior(ctx, ident, record["spec"]),
+            int(record["spec"]["seed"]),
+        )
+    return league_members(ctx, ident), {}, int(ident, 16) % (2**31)
+
+
+@dataclass
+class _Snapshot:
+    """What a standings read loads first, in one round trip: the tournament record (for a
+    tournament), the scope's cursor and counters, its rows, and a legacy whole document's presence."""
+
+    record: dict[str, Any] | None
+    live: dict[str, str]
+    rows: dict[str, Any]
+    legacy: bool
+
+
+def _snapshot(ctx: HarnessContext, scope: str, tid: str | None = None) -> _Snapshot:
+    store = ctx.store
+    pipe = store.client.pipeline(transaction=True)
+    pipe.hgetall(store.key_for("tournament", tid or "-"))
+    pipe.hgetall(store.scope_key(scope, "live"))
+    pipe.hgetall(store.scope_key(scope, "rows"))
+    pipe.exists(store.key_for("standings", tid or "-"))
+    record_raw, live_raw, rows_raw, legacy = pipe.execute()
+    return _Snapshot(
+        store.parse_tournament(tid, record_raw) if tid else None,
+        {k.decode(): v.decode() for k, v in live_raw.items()},
+        {k.decode(): json.loads(v) for k, v in rows_raw.items()},
+        bool(legacy),
     )
 
 
-def get_standings(ctx: HarnessContext, tid: str) -> dict[str, Any]:
-    """Final standings once finished; live standings over the results so far before that."""
-    record = _record(ctx, tid)
-    stored = ctx.store.standings(tid)
-    if stored is not None:
-        return stored
-    doc = _standings_now(ctx, tid, record["spec"])
-    doc.update({"tournament_id": tid, "final": False, "status": record["status"]})
+def _standings_page(
+    ctx: HarnessContext,
+    snapshot: _Snapshot,
+    scope: str,
+    entrants: Sequence[str],
+    cooperative: bool,
+    prior: dict[str, Rating],
+    offset: int,
+    limit: int,
+) -> dict[str, Any]:
+    """One page of a scope's standings: rows, their faults, the page's matrix, compositions."""
+    store = ctx.store
+    limit = max(1, min(limit, STANDINGS_PAGE_MAX))
+    offset = max(0, offset)
+    live, rows = snapshot.live, snapshot.rows
+    listing = ranked(rows, [*entrants, *rows], prior)
+    page = listing[offset : offset + limit]
+    bots = [e for e, _ in page]
+    pair_keys = [f"{a} {b}" for a in bots for b in bots if a != b or cooperative]
+    pipe = store.client.pipeline(transaction=False)
+    pipe.hmget(store.scope_key(scope, "stats"), ["as_of", *bots])
+    pipe.hmget(store.scope_key(scope, "pairs"), [*pair_keys, "-"])
+    if cooperative:
+        keys = [store.scope_key(scope, s) for s in ("compz", "comps", "stats")]
+        pipe.eval(_COMPOSITIONS_LUA, 3, *keys, offset, offset + limit - 1)
+    answers = pipe.execute()
+    stat_raw = answers[0]
+    as_of = int(stat_raw[0]) if stat_raw[0] is not None else None
+    stats = {b: json.loads(v) for b, v in zip(bots, stat_raw[1:], strict=True) if v is not None}
+    cells = dict(zip(pair_keys, answers[1][:-1], strict=True))
+    matrix = {
+        a: {b: pair_cell(_json(cells.get(f"{a} {b}")), cooperative) for b in bots if a != b or cooperative}
+        for a in bots
+    }
+    matches = int(live.get("matches", 0))
+    doc: dict[str, Any] = {
+        "matches": matches,
+        "cooperative": cooperative,
+        "total_rows": len(listing),
+        "offset": offset,
+        "limit": limit,
+        "rows": [
+            render_row(e, row, rank, cooperative, stats.get(e))
+            for rank, (e, row) in enumerate(page, start=offset + 1)
+        ],
+        "faults": {e: fault_entry(row) for e, row in page},
+        "statistics": {"as_of": as_of, "current": as_of == matches},
+    }
+    if not cooperative:
+        doc["head_to_head"] = matrix
+        return doc
+    doc["cross_play"] = matrix
+    total, *flat = answers[2]
+    doc["compositions_total"] = int(total)
+    doc["compositions"] = [
+        composition_row(k.decode(), json.loads(c), (_json(st or None) or {}).get("ci"))
+        for k, c, st in zip(flat[0::3], flat[1::3], flat[2::3], strict=True)
+        if c
+    ]
     return doc
 
 
-def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
-    """Once every match is recorded: store the standings, carry league ratings, mark finished.
+# A page of compositions by mean score: KEYS compz, comps, stats; ARGV first, last rank. Returns
+# the total, then (key, cell, interval or '') per composition.
+_COMPOSITIONS_LUA = """
+local out = {redis.call('ZCARD', KEYS[1])}
+for _, key in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])) do
+  out[#out + 1] = key
+  out[#out + 1] = redis.call('HGET', KEYS[2], key) or ''
+  out[#out + 1] = redis.call('HGET', KEYS[3], 'k:' .. key) or ''
+end
+return out
+"""
 
-    Idempotent: any job (or a read) may call it any number of times; the standings are stored
-    with SET NX and the league ratings written are the same values every time.
+
+def _json(raw: bytes | None) -> Any:
+    return json.loads(raw) if raw is not None else None
+
+
+def _page_of(doc: dict[str, Any], offset: int, limit: int) -> dict[str, Any]:
+    """A page of a stored whole standings document (tournaments finished before live standings)."""
+    limit = max(1, min(limit, STANDINGS_PAGE_MAX))
+    offset = max(0, offset)
+    rows = doc["rows"][offset : offset + limit]
+    bots = [r["entrant"] for r in rows]
+    out = {**doc, "rows": rows, "total_rows": len(doc["rows"]), "offset": offset, "limit": limit}
+    out["faults"] = {b: doc["faults"][b] for b in bots if b in doc.get("faults", {})}
+    for name in ("head_to_head", "cross_play"):
+        if name in doc:
+            out[name] = {a: {b: c for b, c in doc[name].get(a, {}).items() if b in bots} for a in bots}
+    if "compositions" in doc:
+        out["compositions"] = doc["compositions"][offset : offset + limit]
+        out["compositions_total"] = len(doc["compositions"])
+    for row in rows:
+        row.setdefault("not_separated_count", len(row["not_separated_from"]))
+    out["statistics"] = {"as_of": doc["matches"], "current": True}
+    return out
+
+
+def get_standings(
+    ctx: HarnessContext, tid: str, offset: int = 0, limit: int = STANDINGS_PAGE_MAX
+) -> dict[str, Any]:
+    """A page of the standings: final once finished, live over the results so far before that."""
+    scope = f"t:{tid}"
+    snapshot = _snapshot(ctx, scope, tid)
+    record = snapshot.record
+    if record is None:
+        raise TournamentNotFound(f"no tournament {tid!r}")
+    spec = record["spec"]
+    extra = {"tournament_id": tid, "final": record["status"] == "finished", "status": record["status"]}
+    if snapshot.legacy:
+        stored = ctx.store.standings(tid)
+        if stored is not None:
+            return {**_page_of(stored, offset, limit), **extra}
+    live = snapshot.live
+    if not live.get("closed") and (int(live.get("n", 0)) < record["completed"] or _tournament_ended(record)):
+        # Results the workers have not folded in (yet): a read folds in at most READ_CATCH_UP.
+        if _fold_tournament(ctx, tid, record, READ_CATCH_UP):
+            request_statistics(ctx, scope)
+            league = spec.get("league")
+            if league and _fold_league(ctx, league["league_id"], bool(spec["cooperative"]), READ_CATCH_UP):
+                request_statistics(ctx, f"l:{league['league_id']}")
+        snapshot = _snapshot(ctx, scope, tid)
+    entrants = spec["entrants"]
+    prior = _prior(ctx, tid, spec) if any(e not in snapshot.rows for e in entrants) else {}
+    doc = _standings_page(ctx, snapshot, scope, entrants, bool(spec["cooperative"]), prior, offset, limit)
+    return {**doc, **extra}
+
+
+def rating_history(ctx: HarnessContext, scope: str, bots: Sequence[str]) -> dict[str, Any]:
+    """The bots' rating lines (thinned to at most `HISTORY_POINTS` points each) ending at now."""
+    store = ctx.store
+    pipe = store.client.pipeline(transaction=True)
+    pipe.hget(store.scope_key(scope, "live"), "events")
+    pipe.hmget(store.scope_key(scope, "history"), [*bots, "-"])
+    pipe.hmget(store.scope_key(scope, "rows"), [*bots, "-"])
+    events_raw, history_raw, rows_raw = pipe.execute()
+    events = int(events_raw or 0)
+    series: dict[str, list[dict[str, float]]] = {}
+    for bot, hist, row in zip(bots, history_raw, rows_raw, strict=False):
+        if hist is None or row is None:
+            continue
+        points = [{"event": int(p[0]), "mu": p[1], "ordinal": p[2]} for p in json.loads(hist)["p"]]
+        now = json.loads(row)
+        current = Rating(now["mu"], now["sg"])
+        if points[-1]["mu"] != current.mu or points[-1]["ordinal"] != current.ordinal:
+            points.append({"event": events, "mu": current.mu, "ordinal": current.ordinal})
+        series[bot] = points
+    return {"events": events, "series": series}
+
+
+def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
+    """Fold new results into the standings; once every match is recorded, compute the final
+    intervals, mark the tournament finished and publish it.
+
+    Called after every match (the hook where results enter the standings) and by reads; idempotent:
+    anyone may call it any number of times.
     """
     record = ctx.store.tournament(tid)
-    if record is None or record["status"] in ("finished", "cancelled"):
+    if record is None:
         return False
-    if record["completed"] < record["total"]:
+    update_standings(ctx, tid, record)
+    if record["status"] in ("finished", "cancelled") or record["completed"] < record["total"]:
         return False
-    spec = record["spec"]
-    doc = _standings_now(ctx, tid, spec)
-    doc.update({"tournament_id": tid, "final": True, "status": "finished"})
-    ctx.store.save_standings(tid, doc)
-    doc = ctx.store.standings(tid) or doc
-    league = spec.get("league")
-    if league:
-        ratings = ratings_from_standings(doc)
-        key = ctx.store.key_for("ratings", league["league_id"])
-        for bot_id, rating in ratings.items():
-            ctx.store.client.hset(key, bot_id, json.dumps([rating.mu, rating.sigma]))
+    compute_statistics(ctx, f"t:{tid}")  # the final intervals, once
     finished = ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
     publish_if_due(ctx, tid, _record(ctx, tid))
     return finished
@@ -460,10 +934,9 @@ def parse_schedule(
         raise _invalid("give exactly one of interval_s or cron", code="invalid_schedule")
     if interval_s is not None:
         if not min_interval_s <= interval_s <= 366 * 86400:
+            # The message names the bounds: `ErrorDetails` (the API's contract) has no field for them.
             raise _invalid(
-                f"interval_s must be between {min_interval_s} and 31622400",
-                code="invalid_schedule",
-                min_interval_s=min_interval_s,
+                f"interval_s must be between {min_interval_s} and 31622400", code="invalid_schedule"
             )
         return {"interval_s": int(interval_s)}
     assert cron is not None
@@ -489,7 +962,6 @@ def check_cron_spacing(cron: str, min_interval_s: int, now: datetime | None = No
             f"the cron expression {cron!r} fires {closest.total_seconds():g} s apart; "
             f"rounds must be at least {min_interval_s} s apart",
             code="invalid_schedule",
-            min_interval_s=min_interval_s,
         )
 
 
@@ -638,9 +1110,10 @@ def league_members(ctx: HarnessContext, lid: str) -> list[str]:
 
 
 def league_ratings(ctx: HarnessContext, lid: str) -> dict[str, Rating]:
-    """The league's carried-over ratings."""
-    raw = cast(dict[bytes, bytes], ctx.store.client.hgetall(ctx.store.key_for("ratings", lid)))
-    return {b.decode(): Rating(*json.loads(v)) for b, v in raw.items()}
+    """The league's ratings now: its standings' (every round folded in, in order), which the next
+    round starts from."""
+    rows = ctx.store.scope_hash(f"l:{lid}", "rows")
+    return {b: Rating(r["mu"], r["sg"]) for b, r in rows.items()}
 
 
 def league_rounds(ctx: HarnessContext, lid: str) -> list[str]:
@@ -649,9 +1122,8 @@ def league_rounds(ctx: HarnessContext, lid: str) -> list[str]:
     return [t.decode() for t in raw]
 
 
-def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
-    """League spec, members, rounds and next round time."""
-    league = _league(ctx, lid)
+def _league_settings(lid: str, league: dict[str, Any]) -> dict[str, Any]:
+    """A league's settings, status and next round (what getLeague and the web pages share)."""
     spec = league["spec"]
     return {
         "league_id": lid,
@@ -667,10 +1139,53 @@ def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
         "max_matches": spec.get("max_matches", MAX_MATCHES),
         "max_members": int(spec.get("max_members", MAX_LEAGUE_MEMBERS)),
         "status": league["status"],
-        "members": league_members(ctx, lid),
-        "rounds": league_rounds(ctx, lid),
         "next_round": int(league["next_round"]),
         "next_at": league["next_at"],
+    }
+
+
+def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
+    """League spec, members, rounds and next round time."""
+    return {
+        **_league_settings(lid, _league(ctx, lid)),
+        "members": league_members(ctx, lid),
+        "rounds": league_rounds(ctx, lid),
+    }
+
+
+def league_overview(ctx: HarnessContext, lid: str, rounds: int = 20) -> dict[str, Any]:
+    """The league's settings with member and round counts and its latest `rounds` rounds (status
+    and progress each): bounded, whatever the league's size and age (the web pages read it)."""
+    league = _league(ctx, lid)
+    store = ctx.store
+    pipe = store.client.pipeline(transaction=False)
+    pipe.hlen(store.key_for("members", lid))
+    pipe.llen(store.key_for("rounds", lid))
+    pipe.lrange(store.key_for("rounds", lid), -rounds, -1) if rounds > 0 else pipe.llen(
+        store.key_for("rounds", lid)
+    )
+    members, total, latest_raw = pipe.execute()
+    latest = [t.decode() for t in latest_raw] if rounds > 0 else []
+    pipe = store.client.pipeline(transaction=False)
+    for tid in latest:
+        pipe.hmget(store.key_for("tournament", tid), ["status", "total", "completed"])
+    summaries = []
+    for tid, (status, done_total, completed) in zip(latest, pipe.execute(), strict=True):
+        if status is None:
+            continue
+        summaries.append(
+            {
+                "tournament_id": tid,
+                "status": status.decode(),
+                "league": {"league_id": lid, "round": int(tid.rsplit("r", 1)[1])},
+                "progress": {"total": int(done_total), "completed": int(completed)},
+            }
+        )
+    return {
+        **_league_settings(lid, league),
+        "members_total": int(members),
+        "rounds_total": int(total),
+        "latest_rounds": summaries,
     }
 
 
@@ -720,6 +1235,7 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
         records = {b: r for b in league_members(ctx, lid) if (r := ctx.bot(b)) is not None}
         members = [b for b, r in records.items() if r.status == "active"]
         minimum = 1 if is_cooperative(spec["game"]) else 2
+        _fold_league(ctx, lid, is_cooperative(spec["game"]))  # the ratings this round starts from
         try:
             if len(members) < minimum:
                 raise _invalid("too few members", code="too_few_members")
@@ -758,33 +1274,16 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
     return tid if created else None
 
 
-def league_standings(ctx: HarnessContext, lid: str) -> dict[str, Any]:
-    """Standings over every round so far; ratings carried over round by round (results in order)."""
+def league_standings(
+    ctx: HarnessContext, lid: str, offset: int = 0, limit: int = STANDINGS_PAGE_MAX
+) -> dict[str, Any]:
+    """A page of the standings over every round so far (rounds folded in, in order: ratings carry)."""
     league = _league(ctx, lid)
-    spec = league["spec"]
-    combined: list[dict[str, Any]] = []
-    entrants: list[str] = []
-    for number, tid in enumerate(league_rounds(ctx, lid), start=1):
-        record = ctx.store.tournament(tid)
-        if record is None:
-            continue
-        for b in record["spec"]["entrants"]:
-            if b not in entrants:
-                entrants.append(b)
-        for res in _played(ctx.store.results(tid)):
-            # Make match and deal indices unique across rounds, keeping the round order.
-            combined.append(
-                {
-                    **res,
-                    "index": number * 1_000_000 + int(res["index"]),
-                    "deal": number * 1_000_000 + int(res["deal"]),
-                }
-            )
-    for b in league_members(ctx, lid):
-        if b not in entrants:
-            entrants.append(b)
-    doc = compute_standings(combined, entrants, is_cooperative(spec["game"]), seed=int(lid, 16) % (2**31))
-    doc.update(
-        {"league_id": lid, "rounds": len(league_rounds(ctx, lid)), "members": league_members(ctx, lid)}
-    )
-    return doc
+    cooperative = is_cooperative(league["spec"]["game"])
+    scope = f"l:{lid}"
+    if _league_lags(ctx, lid) and _fold_league(ctx, lid, cooperative, READ_CATCH_UP):
+        request_statistics(ctx, scope)
+    snapshot = _snapshot(ctx, scope)
+    doc = _standings_page(ctx, snapshot, scope, league_members(ctx, lid), cooperative, {}, offset, limit)
+    rounds = int(ctx.store.client.llen(ctx.store.key_for("rounds", lid)))
+    return {**doc, "league_id": lid, "rounds": rounds}

@@ -2,9 +2,15 @@
 
 The pages are static files (`static/`); they read the public games API (getGame, the event
 stream) and a few read-only JSON documents under `/web/data/` that assemble what one page shows
-in one request (a tournament with its standings, rating history and matches; the frames of a
-finished game re-simulated from its replay). The data routes are outside openapi.yaml on
-purpose: they are the pages' private backend, not part of the API contract.
+in one request (a tournament with a page of its standings, its rating lines and a window of its
+matches; the frames of a finished game re-simulated from its replay). The data routes are outside
+openapi.yaml on purpose: they are the pages' private backend, not part of the API contract.
+
+Every data document is bounded whatever the history behind it: a standings page of at most
+`harness.tournaments.STANDINGS_PAGE_MAX` rows (``offset``, ``limit``), rating lines for the page's
+first `CHART_LINES` entrants (at most `harness.standings.HISTORY_POINTS` points each), at most
+`MAX_MATCH_WINDOW` matches (``matches_offset``, ``matches_limit``), the latest `ROUNDS_SHOWN`
+rounds of a league, the first `ENTRANTS_SHOWN` entrants of each tournament on the home page.
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_FRAMES = 5000  # a finished game has a few hundred actions; this bounds a pathological one
+CHART_LINES = 12
+MATCH_WINDOW = 200
+MAX_MATCH_WINDOW = 500
+ROUNDS_SHOWN = 20
+ENTRANTS_SHOWN = 8
 ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 bp = Blueprint("web", __name__, url_prefix="/web")
@@ -84,11 +95,21 @@ def static_file(name: str) -> Response:
 
 # -- data -----------------------------------------------------------------------------------------
 def _names(ctx: HarnessContext, ids: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for bot_id in ids:
-        record = ctx.bot(bot_id)
-        out[bot_id] = record.name if record is not None else bot_id
-    return out
+    """Bot id -> name (the id for an unknown bot), in one round trip."""
+    unique = list(dict.fromkeys(ids))
+    pipe = ctx.bots.client.pipeline(transaction=False)
+    for bot_id in unique:
+        pipe.hget(ctx.bots.key_for("bot", bot_id), "name")
+    return {b: (n.decode() if n is not None else b) for b, n in zip(unique, pipe.execute(), strict=True)}
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    """A bounded integer query argument (the default when absent or not a number)."""
+    try:
+        value = int(request.args.get(name, default))
+    except ValueError:
+        value = default
+    return max(low, min(high, value))
 
 
 @bp.get("/data/overview")
@@ -102,20 +123,26 @@ def overview() -> Response:
             info = t.get_tournament(ctx, tid)
         except Exception:  # a half-written record must not take the home page down
             continue
-        info["entrant_names"] = _names(ctx, info["entrants"])
+        info["entrants_total"] = len(info["entrants"])
+        info["entrants"] = info["entrants"][:ENTRANTS_SHOWN]
+        info.pop("coverage", None)
         rows.append(info)
+    names = _names(ctx, [b for info in rows for b in info["entrants"]])
+    for info in rows:
+        info["entrant_names"] = {b: names[b] for b in info["entrants"]}
     leagues = []
     raw_ids = cast(list[bytes], ctx.store.client.zrevrange(ctx.store.key_for("league_index"), 0, 49))
     for raw in raw_ids:
         try:
-            leagues.append(t.get_league(ctx, raw.decode()))
+            leagues.append(t.league_overview(ctx, raw.decode(), rounds=0))
         except Exception:
             continue
     return jsonify({"tournaments": rows, "leagues": leagues})
 
 
 def rating_history(results: list[dict[str, Any]], cooperative: bool, prior: dict[str, Any]) -> dict[str, Any]:
-    """Each entrant's OpenSkill mu/ordinal after every rating event, in the order they were played."""
+    """Each entrant's OpenSkill mu/ordinal after every rating event, from scratch (the reference the
+    stored, thinned lines of `harness.tournaments.rating_history` end at; the pages read those)."""
 
     ordered = sorted(results, key=lambda r: int(r["index"]))
     events = cooperative_events(ordered) if cooperative else competitive_events(ordered)
@@ -135,7 +162,7 @@ def rating_history(results: list[dict[str, Any]], cooperative: bool, prior: dict
 
 @bp.get("/data/tournaments/<tid>")
 def tournament_data(tid: str) -> Response:
-    """Everything the tournament page shows, in one document."""
+    """What the tournament page shows: a page of standings, its rating lines, a window of matches."""
 
     _check_id(tid)
     ctx = _context()
@@ -143,54 +170,49 @@ def tournament_data(tid: str) -> Response:
         info = t.get_tournament(ctx, tid)
     except t.TournamentNotFound:
         return _not_found(f"no tournament {tid}")
-    standings = t.get_standings(ctx, tid)
-    matches = t.list_matches(ctx, tid)
-    record = ctx.store.tournament(tid) or {"spec": {}}
-    prior = record["spec"].get("prior") or {}
-    history = rating_history(ctx.store.results(tid), bool(standings.get("cooperative")), prior)
+    offset = _int_arg("offset", 0, 0, 1_000_000)
+    limit = _int_arg("limit", t.STANDINGS_PAGE_MAX, 1, t.STANDINGS_PAGE_MAX)
+    standings = t.get_standings(ctx, tid, offset, limit)
+    bots = [r["entrant"] for r in standings["rows"]]
+    total = int(info["progress"]["total"])
+    m_offset = _int_arg("matches_offset", 0, 0, max(0, total - 1))
+    m_limit = _int_arg("matches_limit", MATCH_WINDOW, 1, MAX_MATCH_WINDOW)
+    matches = t.list_matches(ctx, tid, m_offset, m_limit)
+    info["entrants_total"] = len(info["entrants"])
+    info["entrants"] = bots
     return jsonify(
         {
             "tournament": info,
-            "names": _names(ctx, info["entrants"]),
+            "names": _names(ctx, [*bots, *(b for m in matches for b in m["seats"])]),
             "standings": standings,
-            "history": history,
+            "history": t.rating_history(ctx, f"t:{tid}", bots[:CHART_LINES]),
             "matches": matches,
+            "matches_window": {"offset": m_offset, "limit": m_limit, "total": total},
         }
     )
 
 
 @bp.get("/data/leagues/<lid>")
 def league_data(lid: str) -> Response:
-    """The league, its combined standings and its rounds."""
+    """The league, a page of its standings over every round, its rating lines and latest rounds."""
 
     _check_id(lid)
     ctx = _context()
     try:
-        info = t.get_league(ctx, lid)
+        info = t.league_overview(ctx, lid, rounds=ROUNDS_SHOWN)
     except t.LeagueNotFound:
         return _not_found(f"no league {lid}")
-    standings = t.league_standings(ctx, lid)
-    rounds = []
-    combined: list[dict[str, Any]] = []
-    for number, tid in enumerate(info["rounds"], start=1):
-        try:
-            rounds.append(t.get_tournament(ctx, tid))
-        except t.TournamentNotFound:
-            continue
-        # Rounds in order, indices made unique across rounds: ratings carry over round to round.
-        combined += [
-            {**r, "index": number * 1_000_000 + int(r["index"]), "deal": number * 1_000_000 + int(r["deal"])}
-            for r in ctx.store.results(tid)
-        ]
-    history = rating_history(combined, bool(standings.get("cooperative")), {})
-    ids = list(dict.fromkeys([*info["members"], *(r["entrant"] for r in standings["rows"])]))
+    offset = _int_arg("offset", 0, 0, 1_000_000)
+    limit = _int_arg("limit", t.STANDINGS_PAGE_MAX, 1, t.STANDINGS_PAGE_MAX)
+    standings = t.league_standings(ctx, lid, offset, limit)
+    bots = [r["entrant"] for r in standings["rows"]]
     return jsonify(
         {
             "league": info,
-            "names": _names(ctx, ids),
+            "names": _names(ctx, bots),
             "standings": standings,
-            "rounds": rounds,
-            "history": history,
+            "rounds": info.pop("latest_rounds"),
+            "history": t.rating_history(ctx, f"l:{lid}", bots[:CHART_LINES]),
         }
     )
 

@@ -77,7 +77,9 @@ TA.lineChart = (seriesByName, opts = {}) => {
   const names = Object.keys(seriesByName);
   const all = names.flatMap((n) => seriesByName[n]);
   if (!all.length) return `<p class="empty">No rated games yet.</p>`;
-  const n = Math.max(...names.map((k) => seriesByName[k].length));
+  // opts.xs[name]: the x value of each point (default: its index); opts.xmax: the axis end.
+  const xOf = (name, i) => (opts.xs && opts.xs[name]) ? opts.xs[name][i] : i;
+  const n = opts.xmax !== undefined ? opts.xmax + 1 : Math.max(...names.map((k) => seriesByName[k].length));
   let lo = Math.min(...all), hi = Math.max(...all);
   if (hi - lo < 1) { lo -= 1; hi += 1; }
   const x = (i) => P.l + (W - P.l - P.r) * (n > 1 ? i / (n - 1) : 0.5);
@@ -90,11 +92,11 @@ TA.lineChart = (seriesByName, opts = {}) => {
   }
   svg += `<text x="${(W + P.l) / 2}" y="${H - 6}" font-size="11" text-anchor="middle" fill="#6b7080">${TA.esc(opts.xlabel || "rated events")} (${n - 1})</text>`;
   names.forEach((name, idx) => {
-    const pts = seriesByName[name].map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    const pts = seriesByName[name].map((v, i) => `${x(xOf(name, i)).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
     const colour = TA.palette[idx % TA.palette.length];
     svg += `<polyline fill="none" stroke="${colour}" stroke-width="2.2" points="${pts}"/>`;
     const last = seriesByName[name].length - 1;
-    svg += `<circle cx="${x(last)}" cy="${y(seriesByName[name][last])}" r="3.5" fill="${colour}"/>`;
+    svg += `<circle cx="${x(xOf(name, last))}" cy="${y(seriesByName[name][last])}" r="3.5" fill="${colour}"/>`;
   });
   svg += "</svg>";
   const legend = names.map((name, idx) => `<span><i style="background:${TA.palette[idx % TA.palette.length]}"></i>${TA.esc(name)}</span>`).join("");

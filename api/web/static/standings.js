@@ -51,8 +51,21 @@ TA.heatMap = (doc, names) => {
     <div class="legend muted">How often the row bot scored more than the column bot at the same table (ties count half).</div>`;
 };
 
+// Rating lines: points at their rated-event numbers (a long line keeps fewer, evenly thinned points).
 TA.ratingChart = (history, names) => {
   const series = {};
   for (const [bot, points] of Object.entries(history.series || {})) series[names[bot] || bot] = points.map((p) => p.ordinal);
-  return TA.lineChart(series, {label: "rating over time", xlabel: "rated events"});
+  const xs = {};
+  for (const [bot, points] of Object.entries(history.series || {})) xs[names[bot] || bot] = points.map((p, i) => p.event ?? i);
+  return TA.lineChart(series, {label: "rating over time", xlabel: "rated events", xs, xmax: history.events});
+};
+
+// Pager for a ranked page: "ranks a–b of n", previous / next links calling `go(offset)`.
+TA.pager = (id, offset, limit, total, go) => {
+  if (total <= limit && offset === 0) return "";
+  const last = Math.min(offset + limit, total);
+  window[`TA_go_${id}`] = go;
+  const link = (o, text) => `<a href="#" onclick="TA_go_${id}(${o});return false">${text}</a>`;
+  return `<div class="pager muted" id="${id}">${offset + 1}–${last} of ${total}
+    ${offset > 0 ? link(Math.max(0, offset - limit), "← previous") : ""} ${last < total ? link(offset + limit, "next →") : ""}</div>`;
 };
