@@ -1,7 +1,9 @@
 """The `trickarena` commands that speak to the platform over its HTTP API (`openapi.yaml`).
 
-    trickarena bot add --name N --url U --game G ... [--open] [--secret-file PATH]
+    trickarena bot add --name N --url U --game G ... [--open] [--secret-from-env | --secret-file PATH]
     trickarena bot list [--game G] [--all] | show ID | update ID ... | delete ID
+    trickarena bot check-registered ID   the platform calls the registered bot (checkBot)
+    trickarena bot rotate-key ID [--owner-key] [--secret] [--secret-file PATH]
     trickarena tournament create --game G --seats N --entrant ID ... [--follow]
     trickarena tournament show ID | follow ID | cancel ID
     trickarena league create --game G --seats N (--interval-s S | --cron C) [--name N]
@@ -35,6 +37,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, SecretError, load_secret
 from games.registry import GAMES
 from harness import terminal
 
@@ -214,24 +217,73 @@ def _bot_table(bots: Iterable[dict[str, Any]]) -> Table:
 
 
 BOT_ID = re.compile(r"[0-9a-f]{16}")
+PAGE = 100  # listBots' largest page
+
+
+def all_bots(api: Api, **filters: Any) -> Iterable[dict[str, Any]]:
+    """Every bot listBots lists with these filters, page after page (following `next_cursor`)."""
+    cursor: str | None = None
+    while True:
+        page = api.call("GET", "/bots", limit=PAGE, cursor=cursor, **filters)
+        yield from page["bots"]
+        cursor = page.get("next_cursor")
+        if cursor is None:
+            return
 
 
 def bot_id(api: Api, ref: str) -> str:
     """A bot id from an id or a bot's name (names are unique)."""
     if BOT_ID.fullmatch(ref):
         return ref
-    listed = api.call("GET", "/bots")
-    for bot in listed["bots"] if isinstance(listed, dict) else listed:
+    for bot in all_bots(api, status="any"):
         if str(bot["name"]).casefold() == ref.casefold():
             return str(bot["id"])
     raise CliError("bot_not_found", f"no bot with the id or name {ref!r}")
 
 
+def _own_secret(args: argparse.Namespace) -> str | None:
+    """The secret `--secret-from-env` sends: what the bot itself reads (`bots.sdk.load_secret`)."""
+    if not args.secret_from_env:
+        return None
+    if args.secret_file:
+        raise CliError(
+            "conflicting_options",
+            "--secret-file writes a secret the platform makes; with --secret-from-env the platform "
+            "uses yours: give one of them",
+        )
+    try:
+        secret = load_secret()
+    except SecretError as exc:
+        raise CliError("bad_secret", str(exc)) from None
+    if not secret:
+        raise CliError(
+            "missing_secret",
+            f"--secret-from-env: set ${SECRET_ENV} (e.g. to `trickarena bot secret`), or "
+            f"${SECRET_FILE_ENV} to a file holding it",
+        )
+    return secret
+
+
+def _show_new_secret(secret: str, secret_file: str | None, verb: str) -> None:
+    """Hand a secret the platform made to the user: into `secret_file`, else printed once."""
+    if secret_file:
+        write_secret_file(secret_file, secret)
+        print(f"signing secret written to {secret_file}: {verb} the bot with")
+        print(f"  {SECRET_FILE_ENV}={secret_file}  (or {SECRET_ENV} set to its content)")
+    else:
+        print(f"signing secret (shown once): {verb} the bot with {SECRET_ENV} set to")
+        print(f"  {secret}")
+
+
 def cmd_bot_add(args: argparse.Namespace) -> int:
-    """createBot; keeps the owner key in the keys file, the secret in --secret-file (or prints it)."""
+    """createBot; keeps the owner key in the keys file. The secret: the bot's own (--secret-from-env),
+    else the platform's, written to --secret-file (or printed)."""
     body: dict[str, Any] = {"name": args.name, "url": args.url, "games": args.game}
     if args.open:
         body["open"] = True
+    own = _own_secret(args)
+    if own is not None:
+        body["secret"] = own
     created = Api(api_url(args)).call("POST", "/bots", body)
     bot = created["bot"]
     kept = save_owner_key("bot", bot["id"], created["owner_key"])
@@ -240,20 +292,55 @@ def cmd_bot_add(args: argparse.Namespace) -> int:
         return 0
     print(f"registered {bot['name']} as bot {bot['id']} ({bot['url']})")
     print(f"owner key kept in {kept}")
-    if args.secret_file:
-        write_secret_file(args.secret_file, created["secret"])
-        print(f"signing secret written to {args.secret_file}: restart the bot with")
-        print(f"  --secret-file {args.secret_file}  (or $TRICKARENA_BOT_SECRET_FILE)")
+    if own is not None:
+        print("the platform signs with the secret the bot runs with: no restart needed")
     else:
-        print("signing secret (shown once): restart the bot with TRICKARENA_BOT_SECRET set to")
-        print(f"  {created['secret']}")
+        _show_new_secret(created["secret"], args.secret_file, "restart")
+    return 0
+
+
+def cmd_bot_check_registered(args: argparse.Namespace) -> int:
+    """checkBot: the platform calls the registered bot as a match would; exit 1 on problems."""
+    api = Api(api_url(args))
+    ident = bot_id(api, args.bot_id)
+    report = api.call("POST", f"/bots/{ident}/check", key=_need_key("bot", ident))
+    if args.json:
+        _print_json(report)
+        return 0 if report["ok"] else 1
+    marks = {"ok": "ok  ", "warning": "warn", "error": "FAIL"}
+    for finding in report["findings"]:
+        took = f"{finding['elapsed_ms']:>5.0f} ms" if "elapsed_ms" in finding else " " * 8
+        line = f"{marks.get(finding['severity'], '?   ')} {took}  {finding['step']}: {finding['message']}"
+        print(line if len(line) <= WIDTH else line[: WIDTH - 3] + "...")
+    verdict = "all good" if report["ok"] else "the bot is not ready"
+    print(f"{report['errors']} problem(s), {report['warnings']} warning(s): {verdict}")
+    return 0 if report["ok"] else 1
+
+
+def cmd_bot_rotate_key(args: argparse.Namespace) -> int:
+    """rotateBotKeys: a new owner key (kept in the keys file) and/or signing secret."""
+    rotate = [name for name, wanted in (("owner_key", args.owner_key), ("secret", args.secret)) if wanted]
+    if not rotate:
+        raise CliError("nothing_to_rotate", "give --owner-key, --secret or both")
+    api = Api(api_url(args))
+    ident = bot_id(api, args.bot_id)
+    rotated = api.call("POST", f"/bots/{ident}/keys", {"rotate": rotate}, key=_need_key("bot", ident))
+    if "owner_key" in rotated:
+        kept = save_owner_key("bot", ident, rotated["owner_key"])
+    if args.json:
+        _print_json(rotated)
+        return 0
+    if "owner_key" in rotated:
+        print(f"new owner key kept in {kept}; the old one no longer works")
+    if "secret" in rotated:
+        _show_new_secret(rotated["secret"], args.secret_file, "restart")
+        print("matches started from now on are signed with it")
     return 0
 
 
 def cmd_bot_list(args: argparse.Namespace) -> int:
-    """listBots."""
-    listed = Api(api_url(args)).call("GET", "/bots", game=args.game, include_deleted=args.all or None)
-    bots = listed["bots"] if isinstance(listed, dict) else listed
+    """listBots, every page."""
+    bots = list(all_bots(Api(api_url(args)), game=args.game, status="any" if args.all else None))
     if args.json:
         _print_json(bots)
     else:
@@ -623,6 +710,17 @@ def _match_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--options", default=None, help="game options as JSON, e.g. '{\"raids\": 1}'")
 
 
+def _bot_command(
+    bsub: Any, name: str, text: str, func: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """`bot NAME BOT` calling the API: its parser, with --api, --json and the bot's id or name."""
+    command: argparse.ArgumentParser = bsub.add_parser(name, help=text)
+    add_api_option(command)
+    command.add_argument("bot_id", help="bot id or name")
+    command.set_defaults(func=func)
+    return command
+
+
 def add_bot_commands(bsub: Any) -> None:
     """bot list | show | update | delete (`bot add` is wired by harness.cli, beside the Redis one)."""
     listing = bsub.add_parser("list", help="the registered bots")
@@ -630,24 +728,26 @@ def add_bot_commands(bsub: Any) -> None:
     listing.add_argument("--game", default=None)
     listing.add_argument("--all", action="store_true", help="deleted bots too")
     listing.set_defaults(func=cmd_bot_list)
-    show = bsub.add_parser("show", help="one bot")
-    add_api_option(show)
-    show.add_argument("bot_id", help="bot id or name")
-    show.set_defaults(func=cmd_bot_show)
-    update = bsub.add_parser("update", help="rename, move, change games or openness (owner key)")
-    add_api_option(update)
-    update.add_argument("bot_id", help="bot id or name")
+    _bot_command(bsub, "show", "one bot", cmd_bot_show)
+    update = _bot_command(
+        bsub, "update", "rename, move, change games or openness (owner key)", cmd_bot_update
+    )
     update.add_argument("--name", default=None)
     update.add_argument("--url", default=None)
     update.add_argument("--game", action="append", default=None, help="the new game list (repeat)")
     opened = update.add_mutually_exclusive_group()
     opened.add_argument("--open", dest="open", action="store_true", default=None, help="open to challenges")
     opened.add_argument("--closed", dest="open", action="store_false", help="entered only with its key")
-    update.set_defaults(func=cmd_bot_update)
-    delete = bsub.add_parser("delete", help="delete a bot (owner key); its results stay")
-    add_api_option(delete)
-    delete.add_argument("bot_id", help="bot id or name")
-    delete.set_defaults(func=cmd_bot_delete)
+    _bot_command(bsub, "delete", "delete a bot (owner key); its results stay", cmd_bot_delete)
+    check_help = "the platform calls the registered bot as a match would (owner key)"
+    _bot_command(bsub, "check-registered", check_help, cmd_bot_check_registered)
+    rotate_help = "a new owner key and/or signing secret (owner key)"
+    rotate = _bot_command(bsub, "rotate-key", rotate_help, cmd_bot_rotate_key)
+    rotate.add_argument("--owner-key", action="store_true", help="a new owner key (kept in the keys file)")
+    rotate.add_argument("--secret", action="store_true", help="a new signing secret")
+    rotate.add_argument(
+        "--secret-file", default=None, metavar="PATH", help="write the new secret there (mode 0600)"
+    )
 
 
 def add_bot_add_options(add: argparse.ArgumentParser) -> None:
@@ -655,7 +755,16 @@ def add_bot_add_options(add: argparse.ArgumentParser) -> None:
     add_api_option(add)
     add.add_argument("--open", action="store_true", help="open to challenges: anyone may enter it")
     add.add_argument(
-        "--secret-file", default=None, metavar="PATH", help="write the signing secret there (mode 0600)"
+        "--secret-from-env",
+        action="store_true",
+        help=f"sign with the bot's own secret (${SECRET_ENV} or the file ${SECRET_FILE_ENV} names): "
+        "no restart",
+    )
+    add.add_argument(
+        "--secret-file",
+        default=None,
+        metavar="PATH",
+        help="write the secret the platform makes there (mode 0600)",
     )
 
 

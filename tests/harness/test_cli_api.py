@@ -15,13 +15,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 from werkzeug.serving import make_server
 
 from api.app import create_app
 from bots.bundled import GAME_NAMES as GAMES
 from bots.bundled import make_bot
-from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, BotServer
+from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, BotServer, new_secret
+from core.bot_registry import BotRegistry
+from harness.client_cli import PAGE
 from harness.runner import HarnessContext
 
 from .bot_servers import refused_url
@@ -253,3 +256,37 @@ def test_the_readme_walkthrough_runs_as_written(cli: Cli, api_base: str, workers
     assert "registered my-bot as bot" in out
     assert json.loads(out.strip().splitlines()[-1])["status"] == "finished"
     assert len(list((cli.home / "replays").glob("tricky-teams-*.json"))) == 2
+
+
+def test_register_once_check_rotate_and_every_page(cli: Cli, ctx: HarnessContext) -> None:
+    """Rule (issue 18): `bot add --secret-from-env` registers a bot already running with its own
+    secret (nothing to restart); `bot check-registered` has the platform call it (checkBot);
+    `bot rotate-key` keeps the new owner key and writes the new secret; `bot list` follows
+    `next_cursor` past the API's 100-bot page."""
+    secret = new_secret()
+    name = f"once-{uuid.uuid4().hex[:6]}"
+    with BotServer(make_bot("random"), secret) as server:
+        cli.env[SECRET_ENV] = secret
+        out = cli.ok(
+            "bot", "add", "--name", name, "--url", server.url, "--game", "tricky-teams", "--secret-from-env"
+        )
+        assert "no restart needed" in out and secret not in out
+        checked = cli.ok("bot", "check-registered", name)
+        assert checked.splitlines()[-1].endswith("all good"), checked
+        assert all(len(line) <= 80 for line in checked.splitlines())
+        both = cli("bot", "add", "--name", "x", "--url", server.url, "--game", "tricky-teams",
+                   "--secret-from-env", "--secret-file", "s")  # fmt: skip
+        assert both.returncode == 2 and both.stderr.startswith("error: conflicting_options: ")
+    del cli.env[SECRET_ENV]
+    keys = cli.home / "keys.toml"
+    before = keys.read_text()
+    rotated = cli.ok("bot", "rotate-key", name, "--owner-key", "--secret", "--secret-file", "new.secret")
+    assert "new owner key kept" in rotated and keys.read_text() != before
+    assert len((cli.home / "new.secret").read_text().strip()) == 43
+    assert cli.json("bot", "show", name)["name"] == name  # the kept key still names it
+    stub = BotRegistry(redis.Redis.from_url(ctx.redis_url), ctx.store.prefix)
+    stub.probe = lambda url, games: {"name": "s", "author": "", "version": "1", "games": games}  # type: ignore[method-assign]
+    for n in range(PAGE + 5):
+        stub.create(f"page-{n}-{name}", "http://127.0.0.1:9", ["tricky-teams"])
+    listed = json.loads(cli.ok("bot", "list", "--json"))
+    assert len(listed) == PAGE + 6 and len({b["id"] for b in listed}) == PAGE + 6
