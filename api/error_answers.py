@@ -82,6 +82,12 @@ ERROR_CODES: dict[str, str] = {
     "invalid_seat": "422: no such seat in this game.",
     "unknown_game": "422: the server plays no game of that name.",
     "bot_check_failed": "422: the bot's GET / did not answer as the protocol asks.",
+    "bot_unreachable": (
+        "422: no bot answered GET / at the URL with a valid bot info in time (nothing of what the"
+        " other end said is echoed; `trickarena bot check URL` tells its author why)."
+    ),
+    "invalid_url": "422: not an http(s) URL a bot can be reached at (the message says why).",
+    "forbidden_address": "422: the URL's host resolves to an address the outbound policy refuses.",
     "game_not_played": "422: the bot does not list a game it claims (`details.claimed`, `details.plays`).",
     "bot_game_mismatch": "422: a bot does not play the tournament's game (`details.bot_id`).",
     "invalid_tournament": "422: the tournament asked for cannot be run.",

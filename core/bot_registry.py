@@ -204,7 +204,10 @@ class BotPage:
 # timed out, answered non-200, too much, not a bot info) is one generic answer that echoes
 # nothing of it: otherwise createBot tells a stranger which ports answer what (a port scanner).
 # Bot authors see the precise reason with `trickarena bot check` against their own bot.
-_URL_CODES: dict[str, str] = {"invalid_url": "invalid_url", FaultCode.FORBIDDEN_ADDRESS: "forbidden_address"}
+URL_REFUSAL_CODES: dict[str, str] = {
+    "invalid_url": "invalid_url",
+    FaultCode.FORBIDDEN_ADDRESS: "forbidden_address",
+}
 NOT_A_BOT = "bot_unreachable"
 NOT_A_BOT_MESSAGE = (
     "no Trick Arena bot answered GET / at this URL with a valid bot info within the time limit "
@@ -277,7 +280,7 @@ class BotRegistry:
                 with BotSession(url, policy=self.policy, resolver=self.resolver) as session:
                     return session.get_json("/", timeout_s=self.probe_timeout_s)
             except OutboundError as exc:
-                code = _URL_CODES.get(str(exc.code))
+                code = URL_REFUSAL_CODES.get(str(exc.code))
                 if code is not None:
                     raise BotCheckFailed(exc.message, code=code) from None
                 left = give_up - time.monotonic()

@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 
 from api.error_answers import ERROR_CODES
 from api.openapi_gen import spec_yaml
+from core.bot_registry import NOT_A_BOT, URL_REFUSAL_CODES
 from core.wire import GAME_WIRE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,6 +154,8 @@ def test_error_codes_are_the_codes_the_code_raises() -> None:
                 elif isinstance(node, ast.FunctionDef) and node.name == "_invalid":
                     raised.update(str(d.value) for d in node.args.defaults if isinstance(d, ast.Constant))
     assert raised - CLI_ONLY_CODES <= set(ERROR_CODES), sorted(raised - CLI_ONLY_CODES - set(ERROR_CODES))
+    # Codes raised through names rather than literals: createBot's refusals of a bot URL.
+    assert {NOT_A_BOT, *URL_REFUSAL_CODES.values()} <= set(ERROR_CODES)
 
 
 def test_every_operation_is_described_with_its_parameters() -> None:
