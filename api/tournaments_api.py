@@ -342,11 +342,12 @@ class StandingsQuerySchema(Schema):
         metadata={"description": "Rows to skip: the page starts at rank offset + 1."},
     )
     limit = fields.Integer(
-        load_default=ops.STANDINGS_PAGE_MAX,
+        load_default=ops.STANDINGS_PAGE_DEFAULT,
         validate=validate.Range(min=1, max=ops.STANDINGS_PAGE_MAX),
         metadata={
-            "description": f"Rows per page, at most {ops.STANDINGS_PAGE_MAX} (the default). The matrix "
-            "covers the page's entrants; compositions are paged with the same offset and limit."
+            "description": f"Rows per page, at most {ops.STANDINGS_PAGE_MAX}, by default "
+            f"{ops.STANDINGS_PAGE_DEFAULT}. The matrix covers the page's entrants; compositions are paged "
+            "with the same offset and limit."
         },
     )
 

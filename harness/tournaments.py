@@ -72,6 +72,7 @@ CANCEL_GRACE_S = 3.0
 STANDINGS_BATCH = 200
 READ_CATCH_UP = 64
 STANDINGS_PAGE_MAX = 64
+STANDINGS_PAGE_DEFAULT = 25  # the API's and the web pages' (a 64-row page's matrix is 4,032 cells)
 # The statistics job (intervals) runs at most once per change and one queued at a time per
 # scope, starting at least STATS_MIN_INTERVAL_S (or this many times its own last duration, at
 # most STATS_MAX_DELAY_S) after the previous one started: at once after a quiet spell, else
@@ -872,11 +873,19 @@ def rating_history(ctx: HarnessContext, scope: str, bots: Sequence[str]) -> dict
     for bot, hist, row in zip(bots, history_raw, rows_raw, strict=False):
         if hist is None or row is None:
             continue
-        points = [{"event": int(p[0]), "mu": p[1], "ordinal": p[2]} for p in json.loads(hist)["p"]]
+        # Four decimals are more than a chart shows; the line ends at the bot's rating now.
+        points = [
+            {"event": int(p[0]), "mu": round(p[1], 4), "ordinal": round(p[2], 4)}
+            for p in json.loads(hist)["p"]
+        ]
         now = json.loads(row)
-        current = Rating(now["mu"], now["sg"])
-        if points[-1]["mu"] != current.mu or points[-1]["ordinal"] != current.ordinal:
-            points.append({"event": events, "mu": current.mu, "ordinal": current.ordinal})
+        current = {
+            "event": events,
+            "mu": round(now["mu"], 4),
+            "ordinal": round(now["mu"] - 3.0 * now["sg"], 4),
+        }
+        if points[-1]["event"] != events:
+            points.append(current)
         series[bot] = points
     return {"events": events, "series": series}
 

@@ -7,10 +7,12 @@ matches; the frames of a finished game re-simulated from its replay). The data r
 openapi.yaml on purpose: they are the pages' private backend, not part of the API contract.
 
 Every data document is bounded whatever the history behind it: a standings page of at most
-`harness.tournaments.STANDINGS_PAGE_MAX` rows (``offset``, ``limit``), rating lines for the page's
+`harness.tournaments.STANDINGS_PAGE_MAX` rows (``offset``, ``limit``; by default
+`STANDINGS_PAGE_DEFAULT`), rating lines for the page's
 first `CHART_LINES` entrants (at most `harness.standings.HISTORY_POINTS` points each), at most
-`MAX_MATCH_WINDOW` matches (``matches_offset``, ``matches_limit``), the latest `ROUNDS_SHOWN`
-rounds of a league, the first `ENTRANTS_SHOWN` entrants of each tournament on the home page.
+`MAX_MATCH_WINDOW` matches (``matches_offset``, ``matches_limit``, by default `MATCH_WINDOW`),
+the latest `ROUNDS_SHOWN` rounds of a league, the first `ENTRANTS_SHOWN` entrants of each
+tournament on the home page.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ if TYPE_CHECKING:
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_FRAMES = 5000  # a finished game has a few hundred actions; this bounds a pathological one
 CHART_LINES = 12
-MATCH_WINDOW = 200
-MAX_MATCH_WINDOW = 500
+MATCH_WINDOW = 50
+MAX_MATCH_WINDOW = 200
 ROUNDS_SHOWN = 20
 ENTRANTS_SHOWN = 8
 ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -171,7 +173,7 @@ def tournament_data(tid: str) -> Response:
     except t.TournamentNotFound:
         return _not_found(f"no tournament {tid}")
     offset = _int_arg("offset", 0, 0, 1_000_000)
-    limit = _int_arg("limit", t.STANDINGS_PAGE_MAX, 1, t.STANDINGS_PAGE_MAX)
+    limit = _int_arg("limit", t.STANDINGS_PAGE_DEFAULT, 1, t.STANDINGS_PAGE_MAX)
     standings = t.get_standings(ctx, tid, offset, limit)
     bots = [r["entrant"] for r in standings["rows"]]
     total = int(info["progress"]["total"])
@@ -203,7 +205,7 @@ def league_data(lid: str) -> Response:
     except t.LeagueNotFound:
         return _not_found(f"no league {lid}")
     offset = _int_arg("offset", 0, 0, 1_000_000)
-    limit = _int_arg("limit", t.STANDINGS_PAGE_MAX, 1, t.STANDINGS_PAGE_MAX)
+    limit = _int_arg("limit", t.STANDINGS_PAGE_DEFAULT, 1, t.STANDINGS_PAGE_MAX)
     standings = t.league_standings(ctx, lid, offset, limit)
     bots = [r["entrant"] for r in standings["rows"]]
     return jsonify(

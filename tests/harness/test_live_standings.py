@@ -224,7 +224,7 @@ def test_the_intervals_come_from_a_debounced_background_job(
 def test_standings_pages_through_the_api(
     ctx: HarnessContext, stub_bots: Callable[[int, str], list[str]], client: Any
 ) -> None:
-    """Rule: getTournamentStandings and getLeagueStandings answer pages (offset, limit <= 64):
+    """Rule: getTournamentStandings and getLeagueStandings answer pages (offset, limit <= 64, 25 by default):
     pages put together are the whole ranking; the matrix covers the page; bad bounds are 422."""
     ids = stub_bots(7, "tricky-teams")
     info = T.create_tournament(ctx, "tricky-teams", 3, ids, deals=1, max_tables=12, enqueue=False)
@@ -233,7 +233,7 @@ def test_standings_pages_through_the_api(
     results = [_result(m, rng, False) for m in ctx.store.match_specs(tid)]
     _record_all(ctx, tid, results, list(range(len(results))), 5)
     whole = client.get(f"/tournaments/{tid}/standings").get_json()
-    assert whole["total_rows"] == 7 and len(whole["rows"]) == 7 and whole["limit"] == 64
+    assert whole["total_rows"] == 7 and len(whole["rows"]) == 7 and whole["limit"] == 25
     pages = [client.get(f"/tournaments/{tid}/standings?offset={o}&limit=3").get_json() for o in (0, 3, 6)]
     assert [r["entrant"] for p in pages for r in p["rows"]] == [r["entrant"] for r in whole["rows"]]
     assert [r["rank"] for p in pages for r in p["rows"]] == list(range(1, 8))
@@ -281,11 +281,11 @@ def test_web_data_pages_are_bounded(
     assert len(doc["standings"]["rows"]) == 10 and doc["standings"]["total_rows"] == 16
     assert len(doc["history"]["series"]) == 10
     assert all(len(p) <= HISTORY_POINTS + 1 for p in doc["history"]["series"].values())
-    assert [m["index"] for m in doc["matches"]] == list(range(100, 300))
-    assert doc["matches_window"] == {"offset": 100, "limit": 200, "total": 960}
+    assert [m["index"] for m in doc["matches"]] == list(range(100, 150))
+    assert doc["matches_window"] == {"offset": 100, "limit": 50, "total": 960}
     assert doc["tournament"]["entrants_total"] == 16
     last = doc["history"]["series"][doc["standings"]["rows"][0]["entrant"]][-1]
-    assert last["mu"] == doc["standings"]["rows"][0]["rating"]["mu"]
+    assert last["mu"] == pytest.approx(doc["standings"]["rows"][0]["rating"]["mu"], abs=1e-4)
 
 
 def test_cooperative_rating_grows_linearly() -> None:
