@@ -38,6 +38,7 @@ from bots.tricky_teams_search import TrickyTeamsSearch  # noqa: E402
 
 TT_SEATS = 4
 SEED_BASE = 1_000_000  # deals of the benchmark: seeds SEED_BASE + 0 .. deals-1
+SEARCH_HOUR = 3600.0
 
 
 def make_policy(name: str, game: str, samples: int, cpu: list[float]) -> Policy:
@@ -47,11 +48,13 @@ def make_policy(name: str, game: str, samples: int, cpu: list[float]) -> Policy:
         return random_policy
     if name == "heuristic":
         return HEURISTIC_POLICIES[game]
+    # The sample count decides, never the clock: the search may think an hour (its budget is
+    # min(cap_s, fraction * deadline) with a 1 s deadline), so a loaded machine cuts no search short.
     search: Policy
     if game == "tricky-teams":
-        search = TrickyTeamsSearch(samples=samples, cap_s=3600.0)
+        search = TrickyTeamsSearch(samples=samples, fraction=SEARCH_HOUR, cap_s=SEARCH_HOUR)
     else:
-        search = TrickNTroubleSearch(samples=samples, cap_s=3600.0)
+        search = TrickNTroubleSearch(samples=samples, fraction=SEARCH_HOUR, cap_s=SEARCH_HOUR)
 
     def timed(message: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
         started = time.process_time()
