@@ -160,12 +160,16 @@ def worker_cpu_seconds(pid: int) -> float:
         fields = fh.read().rsplit(")", 1)[1].split()
     total = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
     for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as fh:
-            for child in fh.read().split():
-                try:
-                    total += worker_cpu_seconds(int(child))
-                except (FileNotFoundError, ProcessLookupError):
-                    pass
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                children = fh.read().split()
+        except FileNotFoundError:
+            continue  # a job thread that just ended
+        for child in children:
+            try:
+                total += worker_cpu_seconds(int(child))
+            except (FileNotFoundError, ProcessLookupError):
+                pass
     return total
 
 
