@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -344,6 +345,7 @@ class Tally:
         self.counters = {"matches": 0, "events": 0, **(counters or {})}
         self.prior = prior or {}
         self.dirty: dict[str, set[str]] = {name: set() for name in SECTIONS}
+        self.index_before: dict[str, str | None] = {}
         self.chain = CooperativeChain(self.sections["deals"])
 
     # -- what a batch needs -------------------------------------------------------------
@@ -384,10 +386,26 @@ class Tally:
     def row(self, bot: str) -> dict[str, Any]:
         """The bot's row (created from its prior rating on first use)."""
         rows = self.sections["rows"]
+        if bot not in self.dirty["rows"]:
+            # Where the row stood in the ranking index before this batch (None: a new row).
+            self.index_before[bot] = rank_member(bot, rows[bot]) if bot in rows else None
         if bot not in rows:
             rows[bot] = new_row(self.prior.get(bot, Rating()))
         self.dirty["rows"].add(bot)
         return rows[bot]  # type: ignore[no-any-return]
+
+    def index_changes(self) -> tuple[list[str], dict[str, int]]:
+        """The ranking index's members to remove and to add for the rows this batch changed."""
+        gone: list[str] = []
+        added: dict[str, int] = {}
+        for bot in sorted(self.dirty["rows"]):
+            now = rank_member(bot, self.sections["rows"][bot])
+            before = self.index_before.get(bot)
+            if before != now:
+                if before is not None:
+                    gone.append(before)
+                added[now] = 0
+        return gone, added
 
     def _cell(self, section: str, key: str, empty: list[float]) -> list[float]:
         cells = self.sections[section]
@@ -485,12 +503,13 @@ class Tally:
     def _remember(self, bot: str, before: int, old: Rating, new: Rating) -> None:
         history = self.sections["history"]
         self.dirty["history"].add(bot)
-        entry = history.get(bot) or {"s": 1, "c": 0, "p": [[before, old.mu, old.ordinal]]}
+        # Points are [event, mu, ordinal], four decimals (more than a chart shows).
+        entry = history.get(bot) or {"s": 1, "c": 0, "p": [[before, round(old.mu, 4), round(old.ordinal, 4)]]}
         history[bot] = entry
         entry["c"] += 1
         if entry["c"] >= entry["s"]:
             entry["c"] = 0
-            entry["p"].append([before + 1, new.mu, new.ordinal])
+            entry["p"].append([before + 1, round(new.mu, 4), round(new.ordinal, 4)])
             if len(entry["p"]) > HISTORY_POINTS:
                 entry["p"] = entry["p"][::2]
                 entry["s"] *= 2
@@ -516,6 +535,24 @@ def row_order(entrant: str, row: Mapping[str, Any]) -> tuple[float, float, str]:
     """Sort key of the standings: mean score (highest first), then ordinal, then id."""
     mean = row["s"] / row["g"] if row["g"] else float("-inf")
     return (-mean, -(row["mu"] - 3.0 * row["sg"]), entrant)
+
+
+def _sortable(value: float) -> str:
+    """16 hex digits that sort as the float does (IEEE 754 bits, sign folded)."""
+    bits = int.from_bytes(struct.pack(">d", value + 0.0), "big")
+    return f"{(bits ^ 0xFFFFFFFFFFFFFFFF) if bits >> 63 else (bits | 1 << 63):016x}"
+
+
+def rank_member(entrant: str, row: Mapping[str, Any]) -> str:
+    """The row's member of the ranking index (a sorted set of equal scores, so ordered by member):
+    `row_order` as text, so that the index's order is the standings' order."""
+    first, second, _ = row_order(entrant, row)
+    return f"{_sortable(first)}{_sortable(second)}:{entrant}"
+
+
+def member_entrant(member: str) -> str:
+    """The entrant of a ranking index member."""
+    return member.split(":", 1)[1]
 
 
 def ranked(

@@ -19,9 +19,11 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 - live standings of a *scope* (``t:<tid>`` or ``l:<lid>``; `scope_key`): ``<scope>:live`` (hash:
   the cursor -- ``n`` for a tournament, ``pos``/``idx`` for a league -- ``matches``, ``events``,
   ``closed``), and one hash per section of `harness.standings.SECTIONS` (``:rows``, ``:pairs``,
-  ``:comps``, ``:deals``, ``:clusters``, ``:history``; JSON per field), ``<scope>:compz`` (sorted
-  set: compositions by mean team score), ``<scope>:stats`` (hash: ``as_of`` and the intervals per
-  bot and composition, written by the statistics job), ``<scope>:stats_pending`` (debounce flag);
+  ``:comps``, ``:deals``, ``:clusters``, ``:history``; JSON per field), ``<scope>:index`` (sorted
+  set of equal scores: one member per row, `harness.standings.rank_member`, so its order is the
+  standings' order), ``<scope>:compz`` (sorted set: compositions by mean team score),
+  ``<scope>:stats`` (hash: ``as_of`` and the intervals per bot and composition, written by the
+  statistics job), ``<scope>:stats_pending`` (debounce flag);
 Bots live in the bots engineer's registry (`core.bot_registry.BotRegistry`, ``bot:<id>``).
 """
 
@@ -167,6 +169,7 @@ class HarnessStore:
         owner: str = "",
         rows: Mapping[str, Any] | None = None,
         prior: Mapping[str, Any] | None = None,
+        index: list[str] | None = None,
     ) -> bool:
         """Store a new tournament (owner-key digest, fixed match list, its entrants' starting
         standings rows and prior ratings) atomically; False if `tid` exists."""
@@ -197,6 +200,8 @@ class HarnessStore:
                     if fields:
                         mapping: dict[Any, Any] = {b: _dumps(v) for b, v in fields.items()}
                         pipe.hset(self.scope_key(f"t:{tid}", section), mapping=mapping)
+                if index:
+                    pipe.zadd(self.scope_key(f"t:{tid}", "index"), dict.fromkeys(index, 0))
                 pipe.zadd(self.key_for("tournament_index"), {tid: now})
                 pipe.execute()
             except redis.WatchError:

@@ -47,8 +47,10 @@ from harness.standings import (
     composition_row,
     deal_key,
     fault_entry,
+    member_entrant,
     new_row,
     pair_cell,
+    rank_member,
     ranked,
     render_row,
     statistics,
@@ -253,6 +255,7 @@ def create_tournament(
         owner_digest(owner_key),
         rows={e: new_row(r) for e, r in starting.items()},
         prior={e: [r.mu, r.sigma] for e, r in starting.items() if prior and e in prior},
+        index=[rank_member(e, new_row(r)) for e, r in starting.items()],
     )
     if not stored:
         raise errors.Conflict(f"tournament {tid!r} already exists", code="tournament_exists")
@@ -357,11 +360,15 @@ def _iso(stamp: float | None) -> str | None:
 
 
 def list_matches(
-    ctx: HarnessContext, tid: str, offset: int = 0, limit: int | None = None
+    ctx: HarnessContext,
+    tid: str,
+    offset: int = 0,
+    limit: int | None = None,
+    record: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The matches (all, or `limit` from `offset` on, by index) with their seats, deal, status, game
-    id (watch it through the games API) and result."""
-    record = _record(ctx, tid)
+    id (watch it through the games API) and result; `record`: the tournament, if just read."""
+    record = record or _record(ctx, tid)
     if limit is None:
         specs = ctx.store.match_specs(tid)
         results = {int(r["index"]): r for r in ctx.store.results(tid)}
@@ -492,6 +499,11 @@ def _fold(ctx: HarnessContext, scope: str, cooperative: bool, step: Step, prior:
                 scores = {k: -comps[k][1] / comps[k][0] for k in tally.dirty["comps"] if comps[k][0]}
                 if scores:
                     pipe.zadd(store.scope_key(scope, "compz"), scores)
+                gone, added = tally.index_changes()
+                if gone:
+                    pipe.zrem(store.scope_key(scope, "index"), *gone)
+                if added:
+                    pipe.zadd(store.scope_key(scope, "index"), added)
                 if batch.close and batch.close_deals:
                     pipe.hdel(store.scope_key(scope, "deals"), *sorted(batch.close_deals))
                 closing = {"closed": 1} if batch.close and scope.startswith("t:") else {}
@@ -707,26 +719,51 @@ def _scope_field(ctx: HarnessContext, scope: str) -> tuple[list[str], dict[str, 
 @dataclass
 class _Snapshot:
     """What a standings read loads first, in one round trip: the tournament record (for a
-    tournament), the scope's cursor and counters, its rows, and a legacy whole document's presence."""
+    tournament), the scope's cursor and counters, the page's rows in ranking order with the count
+    of all rows (from the ranking index), and whether a legacy whole document is stored."""
 
     record: dict[str, Any] | None
     live: dict[str, str]
-    rows: dict[str, Any]
+    page: list[tuple[str, dict[str, Any]]]
+    total: int
     legacy: bool
 
 
-def _snapshot(ctx: HarnessContext, scope: str, tid: str | None = None) -> _Snapshot:
+# A page of the ranking with its rows. KEYS index, rows; ARGV first, last rank. Returns the
+# number of rows, then (member, row JSON) per row of the page.
+_PAGE_LUA = """
+local out = {redis.call('ZCARD', KEYS[1])}
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])) do
+  out[#out + 1] = member
+  out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(member, 34)) or ''
+end
+return out
+"""
+
+
+def _snapshot(ctx: HarnessContext, scope: str, offset: int, limit: int, tid: str | None = None) -> _Snapshot:
     store = ctx.store
     pipe = store.client.pipeline(transaction=True)
     pipe.hgetall(store.key_for("tournament", tid or "-"))
     pipe.hgetall(store.scope_key(scope, "live"))
-    pipe.hgetall(store.scope_key(scope, "rows"))
+    pipe.eval(
+        _PAGE_LUA,
+        2,
+        store.scope_key(scope, "index"),
+        store.scope_key(scope, "rows"),
+        offset,
+        offset + limit - 1,
+    )
     pipe.exists(store.key_for("standings", tid or "-"))
-    record_raw, live_raw, rows_raw, legacy = pipe.execute()
+    record_raw, live_raw, (total, *flat), legacy = pipe.execute()
+    page = [
+        (member_entrant(m.decode()), json.loads(r)) for m, r in zip(flat[0::2], flat[1::2], strict=True) if r
+    ]
     return _Snapshot(
         store.parse_tournament(tid, record_raw) if tid else None,
         {k.decode(): v.decode() for k, v in live_raw.items()},
-        {k.decode(): json.loads(v) for k, v in rows_raw.items()},
+        page,
+        int(total),
         bool(legacy),
     )
 
@@ -735,19 +772,24 @@ def _standings_page(
     ctx: HarnessContext,
     snapshot: _Snapshot,
     scope: str,
-    entrants: Sequence[str],
+    entrants: Callable[[], Sequence[str]],
     cooperative: bool,
-    prior: dict[str, Rating],
+    prior: Callable[[], dict[str, Rating]],
     offset: int,
     limit: int,
 ) -> dict[str, Any]:
-    """One page of a scope's standings: rows, their faults, the page's matrix, compositions."""
+    """One page of a scope's standings: rows, their faults, the page's matrix, compositions.
+
+    The page comes from the ranking index; a scope without one (folded in before it existed)
+    is ranked here from all its rows and `entrants()` (with `prior()` ratings for those without).
+    """
     store = ctx.store
-    limit = max(1, min(limit, STANDINGS_PAGE_MAX))
-    offset = max(0, offset)
-    live, rows = snapshot.live, snapshot.rows
-    listing = ranked(rows, [*entrants, *rows], prior)
-    page = listing[offset : offset + limit]
+    live = snapshot.live
+    page, total = snapshot.page, snapshot.total
+    if not total:
+        rows = store.scope_hash(scope, "rows")
+        listing = ranked(rows, [*entrants(), *rows], prior())
+        page, total = [(e, dict(r)) for e, r in listing[offset : offset + limit]], len(listing)
     bots = [e for e, _ in page]
     pair_keys = [f"{a} {b}" for a in bots for b in bots if a != b or cooperative]
     pipe = store.client.pipeline(transaction=False)
@@ -769,7 +811,7 @@ def _standings_page(
     doc: dict[str, Any] = {
         "matches": matches,
         "cooperative": cooperative,
-        "total_rows": len(listing),
+        "total_rows": total,
         "offset": offset,
         "limit": limit,
         "rows": [
@@ -835,7 +877,9 @@ def get_standings(
 ) -> dict[str, Any]:
     """A page of the standings: final once finished, live over the results so far before that."""
     scope = f"t:{tid}"
-    snapshot = _snapshot(ctx, scope, tid)
+    limit = max(1, min(limit, STANDINGS_PAGE_MAX))
+    offset = max(0, offset)
+    snapshot = _snapshot(ctx, scope, offset, limit, tid)
     record = snapshot.record
     if record is None:
         raise TournamentNotFound(f"no tournament {tid!r}")
@@ -853,15 +897,23 @@ def get_standings(
             league = spec.get("league")
             if league and _fold_league(ctx, league["league_id"], bool(spec["cooperative"]), READ_CATCH_UP):
                 request_statistics(ctx, f"l:{league['league_id']}")
-        snapshot = _snapshot(ctx, scope, tid)
-    entrants = spec["entrants"]
-    prior = _prior(ctx, tid, spec) if any(e not in snapshot.rows for e in entrants) else {}
-    doc = _standings_page(ctx, snapshot, scope, entrants, bool(spec["cooperative"]), prior, offset, limit)
+        snapshot = _snapshot(ctx, scope, offset, limit, tid)
+    doc = _standings_page(
+        ctx,
+        snapshot,
+        scope,
+        lambda: spec["entrants"],
+        bool(spec["cooperative"]),
+        lambda: _prior(ctx, tid, spec),
+        offset,
+        limit,
+    )
     return {**doc, **extra}
 
 
 def rating_history(ctx: HarnessContext, scope: str, bots: Sequence[str]) -> dict[str, Any]:
-    """The bots' rating lines (thinned to at most `HISTORY_POINTS` points each) ending at now."""
+    """The bots' rating lines, ending at now: per bot a list of [rated event, mu, ordinal] points
+    (four decimals; thinned to at most `HISTORY_POINTS` points each)."""
     store = ctx.store
     pipe = store.client.pipeline(transaction=True)
     pipe.hget(store.scope_key(scope, "live"), "events")
@@ -869,23 +921,14 @@ def rating_history(ctx: HarnessContext, scope: str, bots: Sequence[str]) -> dict
     pipe.hmget(store.scope_key(scope, "rows"), [*bots, "-"])
     events_raw, history_raw, rows_raw = pipe.execute()
     events = int(events_raw or 0)
-    series: dict[str, list[dict[str, float]]] = {}
+    series: dict[str, list[list[float]]] = {}
     for bot, hist, row in zip(bots, history_raw, rows_raw, strict=False):
         if hist is None or row is None:
             continue
-        # Four decimals are more than a chart shows; the line ends at the bot's rating now.
-        points = [
-            {"event": int(p[0]), "mu": round(p[1], 4), "ordinal": round(p[2], 4)}
-            for p in json.loads(hist)["p"]
-        ]
-        now = json.loads(row)
-        current = {
-            "event": events,
-            "mu": round(now["mu"], 4),
-            "ordinal": round(now["mu"] - 3.0 * now["sg"], 4),
-        }
-        if points[-1]["event"] != events:
-            points.append(current)
+        points: list[list[float]] = json.loads(hist)["p"]
+        if points[-1][0] != events:
+            now = json.loads(row)
+            points.append([events, round(now["mu"], 4), round(now["mu"] - 3.0 * now["sg"], 4)])
         series[bot] = points
     return {"events": events, "series": series}
 
@@ -1208,7 +1251,19 @@ def join_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | Non
     if not ctx.store.client.hexists(members_key, bot_id) and ctx.store.client.hlen(members_key) >= cap:
         raise errors.Conflict(f"the league is full ({cap} members)", code="league_full", details={"max": cap})
     ctx.store.client.hsetnx(members_key, bot_id, time.time())
+    # A member is in the league's standings from now on (games or not), as before its first round.
+    fresh = new_row(Rating())
+    keys = [ctx.store.scope_key(f"l:{lid}", s) for s in ("rows", "index")]
+    ctx.store.client.eval(_ADD_ROW_LUA, 2, *keys, bot_id, json.dumps(fresh), rank_member(bot_id, fresh))
     return get_league(ctx, lid)
+
+
+# A row and its ranking index member, only if the bot has no row yet. KEYS rows, index; ARGV bot,
+# row JSON, member.
+_ADD_ROW_LUA = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then redis.call('ZADD', KEYS[2], 0, ARGV[3]) end
+return 1
+"""
 
 
 def leave_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
@@ -1292,7 +1347,11 @@ def league_standings(
     scope = f"l:{lid}"
     if _league_lags(ctx, lid) and _fold_league(ctx, lid, cooperative, READ_CATCH_UP):
         request_statistics(ctx, scope)
-    snapshot = _snapshot(ctx, scope)
-    doc = _standings_page(ctx, snapshot, scope, league_members(ctx, lid), cooperative, {}, offset, limit)
+    limit = max(1, min(limit, STANDINGS_PAGE_MAX))
+    offset = max(0, offset)
+    snapshot = _snapshot(ctx, scope, offset, limit)
+    doc = _standings_page(
+        ctx, snapshot, scope, lambda: league_members(ctx, lid), cooperative, dict, offset, limit
+    )
     rounds = int(ctx.store.client.llen(ctx.store.key_for("rounds", lid)))
     return {**doc, "league_id": lid, "rounds": rounds}

@@ -179,7 +179,7 @@ def tournament_data(tid: str) -> Response:
     total = int(info["progress"]["total"])
     m_offset = _int_arg("matches_offset", 0, 0, max(0, total - 1))
     m_limit = _int_arg("matches_limit", MATCH_WINDOW, 1, MAX_MATCH_WINDOW)
-    matches = t.list_matches(ctx, tid, m_offset, m_limit)
+    matches = t.list_matches(ctx, tid, m_offset, m_limit, {"status": info["status"], "total": total})
     info["entrants_total"] = len(info["entrants"])
     info["entrants"] = bots
     return jsonify(

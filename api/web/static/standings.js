@@ -52,11 +52,13 @@ TA.heatMap = (doc, names) => {
 };
 
 // Rating lines: points at their rated-event numbers (a long line keeps fewer, evenly thinned points).
+// history.series[bot]: [rated event, mu, ordinal] points.
 TA.ratingChart = (history, names) => {
-  const series = {};
-  for (const [bot, points] of Object.entries(history.series || {})) series[names[bot] || bot] = points.map((p) => p.ordinal);
-  const xs = {};
-  for (const [bot, points] of Object.entries(history.series || {})) xs[names[bot] || bot] = points.map((p, i) => p.event ?? i);
+  const series = {}, xs = {};
+  for (const [bot, points] of Object.entries(history.series || {})) {
+    series[names[bot] || bot] = points.map((p) => p[2]);
+    xs[names[bot] || bot] = points.map((p) => p[0]);
+  }
   return TA.lineChart(series, {label: "rating over time", xlabel: "rated events", xs, xmax: history.events});
 };
 
