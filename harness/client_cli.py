@@ -48,7 +48,15 @@ OWNER_KEY_ENV = "TRICKARENA_OWNER_KEY"
 TIMEOUT_S = 30.0
 WIDTH = 80
 ENDED = ("finished", "cancelled")
-SHORT_NAMES = {"tricky-teams": "TT", "trick-n-trouble": "TnT"}
+
+
+def short_name(game: str) -> str:
+    """A game's initials from its declared title ("Trick 'n Trouble" -> "TnT"), for narrow tables;
+    a game this installation does not know keeps its name."""
+    if game not in GAMES:
+        return game
+    words = (word.strip("'") for word in GAMES[game].title.split())
+    return "".join(word[0] for word in words if word)
 
 
 class CliError(Exception):
@@ -209,7 +217,7 @@ def _bot_table(bots: Iterable[dict[str, Any]]) -> Table:
     for col in ("id", "name", "version", "games", "status", "open"):
         table.add_column(col, overflow="fold")
     for bot in bots:
-        games = ", ".join(SHORT_NAMES.get(g, g) for g in bot["games"])
+        games = ", ".join(short_name(g) for g in bot["games"])
         table.add_row(
             bot["id"], bot["name"], bot["version"], games, bot["status"], "yes" if bot.get("open") else "no"
         )

@@ -12,8 +12,9 @@ from games.registry import GAMES
 from harness.runner import is_cooperative
 
 ROOT = Path(__file__).resolve().parent.parent
-# A bot author's example may name the games it plays, as any user's bot does.
-ALLOWED = {ROOT / "bots" / "examples"}
+# A bot author's example or starter (copied out of the repository) names the games it plays, as any
+# user's bot does.
+ALLOWED = {ROOT / "bots" / "examples", ROOT / "bots" / "starters"}
 
 
 def _string_literals(path: Path) -> list[tuple[int, str]]:

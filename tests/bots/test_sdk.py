@@ -8,7 +8,7 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -87,22 +87,24 @@ def test_rule_signed_move_is_answered_with_a_legal_move(bot_url: str) -> None:
 BODY = json.dumps(MOVE).encode()
 
 
+# The headers are made when the test runs, not when it is collected: a signature made at collection
+# is stale by the time a long suite reaches the test.
 @pytest.mark.parametrize(
     ("headers", "code"),
     [
-        ({}, "missing_signature"),
-        (sign("not-the-secret", BODY), "bad_signature"),
-        (sign(SECRET, BODY, int(time.time()) - 3600), "stale_signature"),
-        (sign(SECRET, BODY.replace(b"red-3", b"red-4")), "bad_signature"),
-        ({TIMESTAMP_HEADER: "1e9", SIGNATURE_HEADER: "sha256=abc"}, "bad_timestamp"),
+        (lambda: {}, "missing_signature"),
+        (lambda: sign("not-the-secret", BODY), "bad_signature"),
+        (lambda: sign(SECRET, BODY, int(time.time()) - 3600), "stale_signature"),
+        (lambda: sign(SECRET, BODY.replace(b"red-3", b"red-4")), "bad_signature"),
+        (lambda: {TIMESTAMP_HEADER: "1e9", SIGNATURE_HEADER: "sha256=abc"}, "bad_timestamp"),
     ],
     ids=["unsigned", "forged", "stale-replay", "body-swapped", "bad-timestamp"],
 )
 def test_rule_sdk_refuses_forged_unsigned_and_stale_requests(
-    bot_url: str, headers: dict[str, str], code: str
+    bot_url: str, headers: Callable[[], dict[str, str]], code: str
 ) -> None:
     """Rule: the SDK answers 401 with a code to any request not signed now with the secret."""
-    resp = _post(bot_url, BODY, headers)
+    resp = _post(bot_url, BODY, headers())
     assert resp.status_code == 401
     assert resp.json()["code"] == code
 
