@@ -55,6 +55,7 @@ from harness.standings import (
     render_row,
     statistics,
 )
+from harness.store import loads_many
 
 MAX_MATCHES = 20000
 # The shortest time between two rounds of a league (an interval, or two cron firings), and the
@@ -756,9 +757,8 @@ def _snapshot(ctx: HarnessContext, scope: str, offset: int, limit: int, tid: str
     )
     pipe.exists(store.key_for("standings", tid or "-"))
     record_raw, live_raw, (total, *flat), legacy = pipe.execute()
-    page = [
-        (member_entrant(m.decode()), json.loads(r)) for m, r in zip(flat[0::2], flat[1::2], strict=True) if r
-    ]
+    rows = loads_many([r or None for r in flat[1::2]])
+    page = [(member_entrant(m.decode()), r) for m, r in zip(flat[0::2], rows, strict=True) if r is not None]
     return _Snapshot(
         store.parse_tournament(tid, record_raw) if tid else None,
         {k.decode(): v.decode() for k, v in live_raw.items()},
@@ -801,10 +801,10 @@ def _standings_page(
     answers = pipe.execute()
     stat_raw = answers[0]
     as_of = int(stat_raw[0]) if stat_raw[0] is not None else None
-    stats = {b: json.loads(v) for b, v in zip(bots, stat_raw[1:], strict=True) if v is not None}
-    cells = dict(zip(pair_keys, answers[1][:-1], strict=True))
+    stats = {b: v for b, v in zip(bots, loads_many(stat_raw[1:]), strict=True) if v is not None}
+    cells = dict(zip(pair_keys, loads_many(answers[1][:-1]), strict=True))
     matrix = {
-        a: {b: pair_cell(_json(cells.get(f"{a} {b}")), cooperative) for b in bots if a != b or cooperative}
+        a: {b: pair_cell(cells.get(f"{a} {b}"), cooperative) for b in bots if a != b or cooperative}
         for a in bots
     }
     matches = int(live.get("matches", 0))
