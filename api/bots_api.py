@@ -141,13 +141,22 @@ class BotSchema(Schema):
     class Meta:
         name = "Bot"
 
-    id = fields.String(required=True, metadata={"pattern": BOT_ID_PATTERN})
-    name = fields.String(required=True)
-    url = fields.String(required=True)
-    games = fields.List(fields.String(), required=True)
+    id = fields.String(
+        required=True,
+        metadata={"description": "The bot's id: 16 lowercase hex digits.", "pattern": BOT_ID_PATTERN},
+    )
+    name = fields.String(required=True, metadata={"description": "Unique (case-insensitive) display name."})
+    url = fields.String(
+        required=True, metadata={"description": "Base URL of the bot that the platform calls."}
+    )
+    games = fields.List(fields.String(), required=True, metadata={"description": "Games the bot plays."})
     author = fields.String(required=True, metadata={"description": "As the bot's GET / reported it."})
     version = fields.String(required=True, metadata={"description": "As the bot's GET / reported it."})
-    status = fields.String(required=True, validate=validate.OneOf(["active", "deleted"]))
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["active", "deleted"]),
+        metadata={"description": "`active`, or `deleted` once the bot was deleted."},
+    )
     open = fields.Boolean(
         required=True,
         metadata={"description": "Open to challenges: anyone may enter it into a tournament."},

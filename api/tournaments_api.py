@@ -85,8 +85,16 @@ def _match_settings(body: dict[str, Any]) -> dict[str, Any]:
 
 
 class _MatchSettings(Schema):
-    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    seats = fields.Integer(required=True, validate=validate.Range(min=1, max=16))
+    game = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Name of the game to play (e.g. `tricky-teams`)."},
+    )
+    seats = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=16),
+        metadata={"description": "Seats per table (1-16)."},
+    )
     deals = fields.Integer(
         load_default=1, validate=validate.Range(min=1, max=1000), metadata={"description": "Deals per table."}
     )
@@ -187,9 +195,9 @@ class TournamentProgressSchema(Schema):
     class Meta:
         name = "TournamentProgress"
 
-    total = fields.Integer(required=True)
-    completed = fields.Integer(required=True)
-    fraction = fields.Float(required=True)
+    total = fields.Integer(required=True, metadata={"description": "Matches in the tournament's schedule."})
+    completed = fields.Integer(required=True, metadata={"description": "Matches completed so far."})
+    fraction = fields.Float(required=True, metadata={"description": "completed / total, from 0 to 1."})
 
 
 class CoverageSchema(Schema):
@@ -219,14 +227,28 @@ class TournamentSchema(Schema):
     class Meta:
         name = "Tournament"
 
-    tournament_id = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(ops.STATUSES))
-    game = fields.String(required=True)
-    seats = fields.Integer(required=True)
-    entrants = fields.List(fields.String(), required=True)
-    deals = fields.Integer(required=True)
-    deadline_ms = fields.Integer(required=True)
-    time_bank_ms = fields.Integer(required=True)
+    tournament_id = fields.String(required=True, metadata={"description": "The tournament's id."})
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(ops.STATUSES),
+        metadata={"description": "`scheduled`, `running`, `finished` or `cancelled`."},
+    )
+    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
+    entrants = fields.List(
+        fields.String(), required=True, metadata={"description": "Bot ids of the entrants."}
+    )
+    deals = fields.Integer(required=True, metadata={"description": "Deals per table."})
+    deadline_ms = fields.Integer(
+        required=True, metadata={"description": "Time for each move, in milliseconds."}
+    )
+    time_bank_ms = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Extra time per seat per match, in milliseconds, used when a move takes longer "
+            "than the deadline."
+        },
+    )
     seed = fields.Integer(
         required=True,
         allow_none=True,
@@ -243,8 +265,13 @@ class TournamentSchema(Schema):
             "creator knows; it never counts toward a league."
         },
     )
-    options = fields.Dict(keys=fields.String(), required=True)
-    fault_threshold = fields.Integer(required=True)
+    options = fields.Dict(
+        keys=fields.String(), required=True, metadata={"description": "Game options of every match."}
+    )
+    fault_threshold = fields.Integer(
+        required=True,
+        metadata={"description": "A bot with more faults than this in a match is not rated for that match."},
+    )
     pairing = fields.String(
         required=True,
         validate=validate.OneOf(["round_robin", "rating"]),
@@ -256,11 +283,33 @@ class TournamentSchema(Schema):
         allow_none=True,
         metadata={"description": "Pair coverage of the schedule (null for tournaments created before it)."},
     )
-    start_at = fields.String(required=True, allow_none=True)
+    start_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When the tournament is to start (ISO 8601, UTC); null when it started at "
+            "creation."
+        },
+    )
     progress = fields.Nested(TournamentProgressSchema, required=True)
-    created_at = fields.String(required=True, allow_none=True)
-    started_at = fields.String(required=True, allow_none=True)
-    finished_at = fields.String(required=True, allow_none=True)
+    created_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "When the tournament was created (ISO 8601, UTC); null if not recorded."},
+    )
+    started_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "When the tournament started (ISO 8601, UTC); null until it has started."},
+    )
+    finished_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When the tournament ended (ISO 8601, UTC); null until it has finished or was "
+            "cancelled."
+        },
+    )
     league = fields.Dict(
         keys=fields.String(), metadata={"description": "league_id and round, for league rounds."}
     )
@@ -272,7 +321,9 @@ class CreatedTournamentSchema(TournamentSchema):
     class Meta:
         name = "CreatedTournament"
 
-    owner_key = fields.String(required=True)
+    owner_key = fields.String(
+        required=True, metadata={"description": "Bearer key for cancelTournament. Shown only now."}
+    )
 
 
 class TournamentMatchResultSchema(Schema):
@@ -281,8 +332,8 @@ class TournamentMatchResultSchema(Schema):
     class Meta:
         name = "MatchResult"
 
-    scores = fields.List(fields.Float(), required=True)
-    winners = fields.List(fields.Integer(), required=True)
+    scores = fields.List(fields.Float(), required=True, metadata={"description": "Score per seat."})
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that won."})
     faults = fields.List(fields.Integer(), required=True, metadata={"description": "Per seat."})
     unrated = fields.List(
         fields.Integer(), required=True, metadata={"description": "Seats over the threshold."}
@@ -297,15 +348,35 @@ class TournamentMatchSchema(Schema):
     class Meta:
         name = "TournamentMatch"
 
-    index = fields.Integer(required=True)
-    table = fields.Integer(required=True)
-    deal = fields.Integer(required=True)
-    rotation = fields.Integer(required=True)
+    index = fields.Integer(
+        required=True, metadata={"description": "The match's number in the tournament's schedule."}
+    )
+    table = fields.Integer(
+        required=True, metadata={"description": "The table (group of entrants) the match belongs to."}
+    )
+    deal = fields.Integer(
+        required=True,
+        metadata={
+            "description": "The deal played (the same deal is played at several tables and rotations)."
+        },
+    )
+    rotation = fields.Integer(
+        required=True,
+        metadata={"description": "The cyclic rotation of the table's seating this match plays."},
+    )
     seats = fields.List(fields.String(), required=True, metadata={"description": "Bot id per seat."})
     status = fields.String(
-        required=True, validate=validate.OneOf(["pending", "playing", "finished", "cancelled", "error"])
+        required=True,
+        validate=validate.OneOf(["pending", "playing", "finished", "cancelled", "error"]),
+        metadata={"description": "`pending`, `playing`, `finished`, `cancelled` or `error`."},
     )
-    game_id = fields.String(required=True, allow_none=True)
+    game_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The game's id (for getGame / streamGameEvents); null until the match has started."
+        },
+    )
     result = fields.Nested(TournamentMatchResultSchema)
     error = fields.String(metadata={"description": "Why the match could not be played (retries exhausted)."})
 
@@ -316,7 +387,11 @@ class TournamentMatchListSchema(Schema):
     class Meta:
         name = "TournamentMatchList"
 
-    matches = fields.List(fields.Nested(TournamentMatchSchema), required=True)
+    matches = fields.List(
+        fields.Nested(TournamentMatchSchema),
+        required=True,
+        metadata={"description": "Every match of the tournament."},
+    )
 
 
 class OpenSkillRatingSchema(Schema):
@@ -325,8 +400,10 @@ class OpenSkillRatingSchema(Schema):
     class Meta:
         name = "Rating"
 
-    mu = fields.Float(required=True)
-    sigma = fields.Float(required=True)
+    mu = fields.Float(required=True, metadata={"description": "Mean of the rating."})
+    sigma = fields.Float(
+        required=True, metadata={"description": "Uncertainty (standard deviation) of the rating."}
+    )
     ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma."})
 
 
@@ -375,12 +452,16 @@ class StandingsRowSchema(Schema):
     class Meta:
         name = "StandingsRow"
 
-    rank = fields.Integer(required=True)
-    entrant = fields.String(required=True)
+    rank = fields.Integer(required=True, metadata={"description": "Rank by mean score, from 1."})
+    entrant = fields.String(required=True, metadata={"description": "The entrant's bot id."})
     games = fields.Integer(required=True, metadata={"description": "Seat-games played."})
     wins = fields.Integer(required=True, metadata={"description": "Shared wins included."})
-    shared_wins = fields.Integer(required=True)
-    win_rate = fields.Float(required=True, allow_none=True)
+    shared_wins = fields.Integer(required=True, metadata={"description": "Wins shared with other seats."})
+    win_rate = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "wins / games; null when the entrant has played no games."},
+    )
     mean_score = fields.Float(
         required=True, allow_none=True, metadata={"description": "Coins, or team points."}
     )
@@ -391,8 +472,14 @@ class StandingsRowSchema(Schema):
         metadata={"description": "95% bootstrap CI over deals."},
     )
     rating = fields.Nested(OpenSkillRatingSchema, required=True)
-    faults = fields.Integer(required=True)
-    unrated_matches = fields.Integer(required=True)
+    faults = fields.Integer(required=True, metadata={"description": "Faults the entrant made in all."})
+    unrated_matches = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Matches in which the entrant was not rated (more faults than the fault "
+            "threshold)."
+        },
+    )
     threshold_rate = fields.Float(allow_none=True, metadata={"description": "Cooperative games."})
     not_separated_from = fields.List(
         fields.String(),
@@ -407,7 +494,13 @@ class StandingsRowSchema(Schema):
         allow_none=True,
         metadata={"description": "How many entrants this one is not separated from (null until computed)."},
     )
-    separated = fields.Boolean(required=True)
+    separated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True when no other entrant's interval overlaps this one's (`not_separated_from` "
+            "is empty)."
+        },
+    )
 
 
 class StandingsSchema(Schema):
@@ -417,7 +510,10 @@ class StandingsSchema(Schema):
         name = "Standings"
 
     matches = fields.Integer(required=True, metadata={"description": "Played matches counted."})
-    cooperative = fields.Boolean(required=True)
+    cooperative = fields.Boolean(
+        required=True,
+        metadata={"description": "True for a cooperative game (team score, cross-play and compositions)."},
+    )
     total_rows = fields.Integer(
         required=True, metadata={"description": "Entrants in the standings (all pages)."}
     )
@@ -450,11 +546,16 @@ class StandingsSchema(Schema):
         metadata={"description": "Cooperative: team compositions by mean score, this page of them."},
     )
     compositions_total = fields.Integer(metadata={"description": "Cooperative: compositions in all."})
-    tournament_id = fields.String()
-    league_id = fields.String()
-    final = fields.Boolean()
-    status = fields.String()
-    rounds = fields.Integer()
+    tournament_id = fields.String(metadata={"description": "Tournament standings: the tournament's id."})
+    league_id = fields.String(metadata={"description": "League standings: the league's id."})
+    final = fields.Boolean(
+        metadata={
+            "description": "Tournament standings: true once the tournament has finished; false while they "
+            "are live."
+        }
+    )
+    status = fields.String(metadata={"description": "Tournament standings: the tournament's status."})
+    rounds = fields.Integer(metadata={"description": "League standings: rounds of the league so far."})
 
 
 class CreateLeagueSchema(_MatchSettings):
@@ -463,7 +564,11 @@ class CreateLeagueSchema(_MatchSettings):
     class Meta:
         name = "CreateLeague"
 
-    name = fields.String(load_default="", validate=validate.Length(max=64))
+    name = fields.String(
+        load_default="",
+        validate=validate.Length(max=64),
+        metadata={"description": "The league's name (at most 64 characters, empty by default)."},
+    )
     pairing = fields.String(
         load_default="auto",
         validate=validate.OneOf(["round_robin", "rating", "auto"]),
@@ -473,9 +578,19 @@ class CreateLeagueSchema(_MatchSettings):
         },
     )
     interval_s = fields.Integer(
-        load_default=None, allow_none=True, validate=validate.Range(min=1, max=366 * 86400)
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=366 * 86400),
+        metadata={"description": "Seconds between rounds; give exactly one of interval_s and cron."},
     )
-    cron = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=128))
+    cron = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=128),
+        metadata={
+            "description": "A cron expression (UTC) for the rounds; give exactly one of interval_s and cron."
+        },
+    )
 
     @validates_schema
     def _one_schedule(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -532,14 +647,28 @@ class LeagueSchema(Schema):
     class Meta:
         name = "League"
 
-    league_id = fields.String(required=True)
-    name = fields.String(required=True)
-    game = fields.String(required=True)
-    seats = fields.Integer(required=True)
-    schedule = fields.Dict(keys=fields.String(), required=True)
-    deals = fields.Integer(required=True)
-    deadline_ms = fields.Integer(required=True)
-    time_bank_ms = fields.Integer(required=True)
+    league_id = fields.String(required=True, metadata={"description": "The league's id."})
+    name = fields.String(required=True, metadata={"description": "The league's name."})
+    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
+    schedule = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": 'When rounds run: `{"interval_s": seconds}` or `{"cron": expression}` (UTC).'
+        },
+    )
+    deals = fields.Integer(required=True, metadata={"description": "Deals per table."})
+    deadline_ms = fields.Integer(
+        required=True, metadata={"description": "Time for each move, in milliseconds."}
+    )
+    time_bank_ms = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Extra time per seat per match, in milliseconds, used when a move takes longer "
+            "than the deadline."
+        },
+    )
     pairing = fields.String(
         required=True,
         validate=validate.OneOf(["round_robin", "rating", "auto"]),
@@ -552,13 +681,15 @@ class LeagueSchema(Schema):
         required=True, metadata={"description": "Per-round match budget (a round is thinned to fit)."}
     )
     max_members = fields.Integer(required=True, metadata={"description": "Member cap (409 league_full)."})
-    status = fields.String(required=True)
-    members = fields.List(fields.String(), required=True)
+    status = fields.String(required=True, metadata={"description": "`active`, `paused` or `deleted`."})
+    members = fields.List(fields.String(), required=True, metadata={"description": "Bot ids of the members."})
     rounds = fields.List(
         fields.String(), required=True, metadata={"description": "Tournament ids, oldest first."}
     )
-    next_round = fields.Integer(required=True)
-    next_at = fields.String(required=True)
+    next_round = fields.Integer(required=True, metadata={"description": "Number of the next round (from 1)."})
+    next_at = fields.String(
+        required=True, metadata={"description": "When the next round is due (ISO 8601, UTC)."}
+    )
 
 
 class JoinLeagueSchema(Schema):
@@ -567,7 +698,13 @@ class JoinLeagueSchema(Schema):
     class Meta:
         name = "JoinLeague"
 
-    bot_id = fields.String(required=True, validate=BOT_ID)
+    bot_id = fields.String(
+        required=True,
+        validate=BOT_ID,
+        metadata={
+            "description": "Id of the bot to join (16 lowercase hex digits); its owner key is the Bearer."
+        },
+    )
 
 
 # --------------------------------------------------------------------------- tournaments

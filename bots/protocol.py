@@ -121,73 +121,192 @@ def verify(
 class BotInfoSchema(Schema):
     """`GET /` answer: who the bot is and which games it plays."""
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    author = fields.String(required=True, validate=validate.Length(max=128))
-    version = fields.String(required=True, validate=validate.Length(max=64))
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "The bot's name (1-64 characters)."},
+    )
+    author = fields.String(
+        required=True,
+        validate=validate.Length(max=128),
+        metadata={"description": "Who wrote the bot (at most 128 characters)."},
+    )
+    version = fields.String(
+        required=True,
+        validate=validate.Length(max=64),
+        metadata={"description": "The bot's version string (at most 64 characters)."},
+    )
     games = fields.List(
         fields.String(validate=validate.Length(min=1, max=64)),
         required=True,
         validate=validate.Length(min=1, max=16),
+        metadata={
+            "description": "Games the bot plays (1-16 game names); it must list every game it is submitted "
+            "for."
+        },
     )
-    protocol = fields.String(load_default=PROTOCOL_VERSION, dump_default=PROTOCOL_VERSION)
+    protocol = fields.String(
+        load_default=PROTOCOL_VERSION,
+        dump_default=PROTOCOL_VERSION,
+        metadata={"description": "Bot protocol version the bot speaks; the current version when absent."},
+    )
 
 
 class MoveOutcomeSchema(Schema):
     """What happened to the bot's previous move in this match."""
 
-    status = fields.String(required=True, validate=validate.OneOf([s.value for s in MoveStatus]))
-    fault = fields.String(required=True, allow_none=True, validate=validate.OneOf(FAULT_CODES))
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf([s.value for s in MoveStatus]),
+        metadata={
+            "description": "`accepted`, or `replaced` when a fault occurred and the harness played a "
+            "fallback move."
+        },
+    )
+    fault = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(FAULT_CODES),
+        metadata={"description": "The fault code when the move was replaced; null when it was accepted."},
+    )
 
 
 class MatchFieldsSchema(Schema):
     """Fields common to every match message."""
 
-    match_id = fields.String(required=True, validate=validate.Length(min=1, max=128))
-    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=15))
+    match_id = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=128),
+        metadata={"description": "Identifier of the match, the same in every message of that match."},
+    )
+    game = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Name of the game being played (e.g. `tricky-teams`)."},
+    )
+    seat = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0, max=15),
+        metadata={"description": "The bot's seat at the table, counted from 0."},
+    )
 
 
 class StartRequestSchema(MatchFieldsSchema):
     """`POST /start`: a match begins; the answer is ignored."""
 
-    seats = fields.Integer(required=True, validate=validate.Range(min=1, max=16))
-    options = fields.Dict(keys=fields.String(), load_default=dict)
-    deadline_ms = fields.Integer(required=True, validate=validate.Range(min=1))
-    time_bank_ms = fields.Integer(required=True, validate=validate.Range(min=0))
-    opponents = fields.List(fields.String(), load_default=list)
+    seats = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=16),
+        metadata={"description": "Number of seats at the table."},
+    )
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "The game options of the match (empty when none)."},
+    )
+    deadline_ms = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1),
+        metadata={"description": "Time for each answer to `POST /move`, in milliseconds."},
+    )
+    time_bank_ms = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={
+            "description": "Extra time for the match, in milliseconds, used up by answers slower than the "
+            "deadline."
+        },
+    )
+    opponents = fields.List(
+        fields.String(),
+        load_default=list,
+        metadata={"description": "Bot ids of the other seats (empty when none are given)."},
+    )
 
 
 class MoveRequestSchema(MatchFieldsSchema):
     """`POST /move`: the bot's seat must decide; answer with a MoveResponse."""
 
-    view = fields.Dict(keys=fields.String(), required=True)
-    legal_moves = fields.List(
-        fields.Dict(keys=fields.String()), required=True, validate=validate.Length(min=1)
+    view = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": "The seat's view of the game, exactly as getGame returns it (the game's wire "
+            "shape)."
+        },
     )
-    deadline_ms = fields.Integer(required=True, validate=validate.Range(min=1))
-    time_bank_ms = fields.Integer(required=True, validate=validate.Range(min=0))
-    previous = fields.Nested(MoveOutcomeSchema, load_default=None, allow_none=True)
+    legal_moves = fields.List(
+        fields.Dict(keys=fields.String()),
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={
+            "description": "The moves the seat may make (at least one); the answer must be one of them "
+            "verbatim."
+        },
+    )
+    deadline_ms = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1),
+        metadata={"description": "Time for this answer, in milliseconds."},
+    )
+    time_bank_ms = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={
+            "description": "What is left of the match's extra time, in milliseconds, used up by answers "
+            "slower than the deadline."
+        },
+    )
+    previous = fields.Nested(
+        MoveOutcomeSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "What happened to the bot's previous move in this match; null for the first move."
+        },
+    )
 
 
 class MoveResponseSchema(Schema):
     """Answer to `POST /move`: one of the legal moves, verbatim."""
 
-    move = fields.Dict(keys=fields.String(), required=True)
+    move = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={"description": "One of the request's `legal_moves`, verbatim (same fields, same values)."},
+    )
 
 
 class EndRequestSchema(MatchFieldsSchema):
     """`POST /end`: the match is over; carries the result (and the final view); the answer is ignored."""
 
-    result = fields.Dict(keys=fields.String(), required=True)
-    view = fields.Dict(keys=fields.String(), load_default=None, allow_none=True)
-    faults = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    result = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={"description": "The match result, e.g. `scores` per seat and `winners` (seats)."},
+    )
+    view = fields.Dict(
+        keys=fields.String(),
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "The final view of the seat; always null in tournament and league matches."},
+    )
+    faults = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0),
+        metadata={"description": "Number of faults the bot made in this match."},
+    )
 
 
 class BotErrorSchema(Schema):
     """Error body a bot built with the SDK returns (e.g. 401 for a bad signature)."""
 
-    code = fields.String(required=True)
-    message = fields.String(required=True)
+    code = fields.String(
+        required=True, metadata={"description": "Machine-readable error code (e.g. for a bad signature)."}
+    )
+    message = fields.String(
+        required=True, metadata={"description": "Human-readable explanation of the error."}
+    )
 
 
 PROTOCOL_SCHEMAS: dict[str, type[Schema]] = {

@@ -123,6 +123,30 @@ def test_no_catch_all_objects_and_every_schema_and_property_described() -> None:
     assert not [name for name in game_names if name not in used and name != "NewGame"], "unused"
 
 
+def test_every_property_has_a_description() -> None:
+    """Rule: every property of every component schema (a `$ref` aside) says what it is."""
+    schemas = yaml.safe_load(spec_yaml())["components"]["schemas"]
+    missing: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            return
+        for key, value in (node.get("properties") or {}).items():
+            if isinstance(value, dict) and "description" not in value and "$ref" not in value:
+                missing.append(f"{path}.{key}")
+            walk(value, f"{path}.{key}")
+        for key in ("items", "additionalProperties"):
+            if isinstance(node.get(key), dict):
+                walk(node[key], f"{path}[]")
+        for key in ("oneOf", "anyOf", "allOf"):
+            for index, option in enumerate(node.get(key) or []):
+                walk(option, f"{path}|{index}")
+
+    for name, schema in schemas.items():
+        walk(schema, name)
+    assert missing == []
+
+
 def test_error_codes_are_the_codes_the_code_raises() -> None:
     """Rule: Error.code is an enum of ERROR_CODES, and every code the API, core, harness or games raise
     is one of them."""
