@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from api.app import create_app  # noqa: E402
 from harness import tournaments as T  # noqa: E402
+from harness.queueing import job_id  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 from harness.scheduling import make_schedule  # noqa: E402
 from harness.standings import compute_standings  # noqa: E402
@@ -295,12 +296,12 @@ def bench_big_pages(
         stop()
 
 
-def cleanup(url: str, prefix: str, queue: str) -> None:
+def cleanup(ctx: HarnessContext, url: str, prefix: str, queue: str) -> None:
+    """Remove our keys: the prefix's, and RQ's of our queue and our jobs (ids `job_id(ctx, ...)`)."""
     client = redis.Redis.from_url(url)
+    jobs = job_id(ctx).encode()
     doomed = [k for k in client.scan_iter(match=prefix + "*", count=1000)]
-    doomed += [
-        k for k in client.scan_iter(match="rq:*", count=1000) if queue.encode() in k or prefix.encode() in k
-    ]
+    doomed += [k for k in client.scan_iter(match="rq:*", count=1000) if queue.encode() in k or jobs in k]
     for start in range(0, len(doomed), 500):
         client.delete(*doomed[start : start + 500])
 
@@ -339,7 +340,7 @@ def main() -> int:
             report["big_pages"] = bench_big_pages(app, ctx, sched["league_id"], sched["round_id"], args)
             print(json.dumps({"big pages": report["big_pages"]}), flush=True)
     finally:
-        cleanup(args.redis_url, prefix, queue)
+        cleanup(ctx, args.redis_url, prefix, queue)
     report["load_after"] = open("/proc/loadavg").read().split()[:3]
     print(json.dumps(report, indent=2))
     if args.json:
