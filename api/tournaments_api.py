@@ -469,7 +469,10 @@ class StandingsRowSchema(Schema):
         fields.Float(),
         required=True,
         allow_none=True,
-        metadata={"description": "95% bootstrap CI over deals."},
+        metadata={
+            "description": "95% interval over deals (a percentile bootstrap up to 20 deals, "
+            "the cluster-robust normal interval above)."
+        },
     )
     rating = fields.Nested(OpenSkillRatingSchema, required=True)
     faults = fields.Integer(required=True, metadata={"description": "Faults the entrant made in all."})
