@@ -19,6 +19,7 @@ from api.context import app_context
 from api.games_api import bearer_token
 from core import errors
 from harness import tournaments as ops
+from harness.ratings import PROVISIONAL_DEALS
 from harness.runner import HarnessContext
 
 blp = Blueprint("tournaments", __name__, description="Tournaments and leagues of bots.")
@@ -452,7 +453,13 @@ class StandingsRowSchema(Schema):
     class Meta:
         name = "StandingsRow"
 
-    rank = fields.Integer(required=True, metadata={"description": "Rank by mean score, from 1."})
+    rank = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Rank by mean score (ties by rating ordinal), from 1: the one measure of the "
+            "order, the intervals, the separation marks and the web chart."
+        },
+    )
     entrant = fields.String(required=True, metadata={"description": "The entrant's bot id."})
     games = fields.Integer(required=True, metadata={"description": "Seat-games played."})
     wins = fields.Integer(required=True, metadata={"description": "Shared wins included."})
@@ -472,6 +479,14 @@ class StandingsRowSchema(Schema):
         metadata={
             "description": "95% interval over deals (a percentile bootstrap up to 20 deals, "
             "the cluster-robust normal interval above)."
+        },
+    )
+    provisional = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True while the interval is not computed yet or comes from fewer than "
+            f"{PROVISIONAL_DEALS} deals: too few to be trusted, so it separates the entrant from no "
+            "one (docs/harness.md, Standings)."
         },
     )
     rating = fields.Nested(OpenSkillRatingSchema, required=True)

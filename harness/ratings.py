@@ -182,6 +182,9 @@ def rate(events: Sequence[RatingEvent], prior: Mapping[str, Rating] | None = Non
 # which costs O(units) instead of O(units x resamples).
 BOOTSTRAP_MAX_UNITS = 20
 Z95 = 1.959963984540054
+# An interval over fewer deals than this is *provisional*: shown as such, and it separates no one
+# (two deals resample into an interval far narrower than what is known; see docs/harness.md).
+PROVISIONAL_DEALS = 10
 
 
 def bootstrap_ci(
@@ -249,6 +252,11 @@ def cluster_interval(
     variance = k / (k - 1) * sum((s - mean * c) ** 2 for s, c in units) / total**2
     half = Z95 * math.sqrt(variance)
     return (mean - half, mean + half)
+
+
+def is_provisional(deals: int) -> bool:
+    """Whether an interval over this many deals (resampling units of distinct deals) is provisional."""
+    return deals < PROVISIONAL_DEALS
 
 
 def overlaps(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:

@@ -37,6 +37,7 @@ from harness.ratings import (
     cluster_interval,
     competitive_events,
     cooperative_events,
+    is_provisional,
     overlaps,
     rate,
 )
@@ -134,13 +135,15 @@ def compositions(
     rows: list[dict[str, Any]] = []
     for key in sorted(groups):
         values = [v for deal in sorted(groups[key]) for v in groups[key][deal]]
-        ci = interval(clusters_of(groups[key]), seed, "team:" + ",".join(key), resamples)
+        state = clusters_of(groups[key])
+        ci = interval(state, seed, "team:" + ",".join(key), resamples)
         rows.append(
             {
                 "members": list(key),
                 "games": len(values),
                 "mean_score": _mean(values),
                 "score_ci": _interval(ci),
+                "provisional": is_provisional(deal_count(state)),
                 "threshold_rate": sum(reached[key]) / len(reached[key]),
             }
         )
@@ -188,7 +191,8 @@ def compute_standings(
     rows = []
     for e in entrants:
         values = [v for d in sorted(per_deal[e]) for v in per_deal[e][d]]
-        ci = interval(clusters_of(per_deal[e]), seed, "entrant:" + e, resamples)
+        state = clusters_of(per_deal[e])
+        ci = interval(state, seed, "entrant:" + e, resamples)
         rating = ratings.get(e, (prior or {}).get(e, Rating()))
         row: dict[str, Any] = {
             "entrant": e,
@@ -198,6 +202,7 @@ def compute_standings(
             "win_rate": wins[e] / len(values) if values else None,
             "mean_score": _mean(values),
             "score_ci": _interval(ci),
+            "provisional": is_provisional(deal_count(state)),
             "rating": rating.to_dict(),
             "faults": faults[e]["total"],
             "unrated_matches": faults[e]["unrated_matches"],
@@ -213,11 +218,10 @@ def compute_standings(
         )
     )
     for row in rows:
-        mine = row["score_ci"]
         row["not_separated_from"] = [
             other["entrant"]
             for other in rows
-            if other is not row and overlaps(_tuple(mine), _tuple(other["score_ci"]))
+            if other is not row and overlaps(_separating(row), _separating(other))
         ]
         row["separated"] = not row["not_separated_from"]
     for rank, row in enumerate(rows, start=1):
@@ -240,6 +244,11 @@ def _tuple(ci: list[float] | None) -> tuple[float, float] | None:
     return (ci[0], ci[1]) if ci is not None else None
 
 
+def _separating(row: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The interval a row separates with: none while it is provisional (it overlaps everything)."""
+    return None if row["provisional"] else _tuple(row["score_ci"])
+
+
 def ratings_from_standings(doc: Mapping[str, Any]) -> dict[str, Rating]:
     """The ratings a standings document ends with (a league carries them into its next round)."""
     return {row["entrant"]: Rating(row["rating"]["mu"], row["rating"]["sigma"]) for row in doc["rows"]}
@@ -255,6 +264,11 @@ def clusters_of(per_deal: Mapping[int, Sequence[float]]) -> dict[str, Any]:
         for value in per_deal[deal]:
             add_to_clusters(state, deal, value)
     return state
+
+
+def deal_count(state: Mapping[str, Any]) -> int:
+    """How many deals a cluster section covers (its resampling units; merged ones count once)."""
+    return len(state.get("d") or [])
 
 
 def add_to_clusters(state: dict[str, Any], deal: int, value: float) -> None:
@@ -498,18 +512,21 @@ class Tally:
         for bot in sorted(bots):
             row = self.row(bot)
             row["mu"], row["sg"] = updated[bot].mu, updated[bot].sigma
-            self._remember(bot, before, current[bot], updated[bot])
+            self._remember(bot, before, current[bot], updated[bot], row_mean(row))
 
-    def _remember(self, bot: str, before: int, old: Rating, new: Rating) -> None:
+    def _remember(self, bot: str, before: int, old: Rating, new: Rating, mean: float | None) -> None:
         history = self.sections["history"]
         self.dirty["history"].add(bot)
-        # Points are [event, mu, ordinal], four decimals (more than a chart shows).
-        entry = history.get(bot) or {"s": 1, "c": 0, "p": [[before, round(old.mu, 4), round(old.ordinal, 4)]]}
+        # Points are [event, mu, ordinal, mean score], four decimals (more than a chart shows); the
+        # mean score (the standings' measure, what the chart draws) is the running mean of the games
+        # counted when the point is taken.
+        first = [before, round(old.mu, 4), round(old.ordinal, 4), mean]
+        entry = history.get(bot) or {"s": 1, "c": 0, "p": [first]}
         history[bot] = entry
         entry["c"] += 1
         if entry["c"] >= entry["s"]:
             entry["c"] = 0
-            entry["p"].append([before + 1, round(new.mu, 4), round(new.ordinal, 4)])
+            entry["p"].append([before + 1, round(new.mu, 4), round(new.ordinal, 4), mean])
             if len(entry["p"]) > HISTORY_POINTS:
                 entry["p"] = entry["p"][::2]
                 entry["s"] *= 2
@@ -529,6 +546,11 @@ def deal_key(res: Mapping[str, Any]) -> int:
 
 
 # --------------------------------------------------------------------------- reading back
+
+
+def row_mean(row: Mapping[str, Any]) -> float | None:
+    """A row's mean score (the standings' measure), four decimals; None before any game."""
+    return round(row["s"] / row["g"], 4) if row["g"] else None
 
 
 def row_order(entrant: str, row: Mapping[str, Any]) -> tuple[float, float, str]:
@@ -581,6 +603,8 @@ def render_row(
         "win_rate": row["w"] / games if games else None,
         "mean_score": row["s"] / games if games else None,
         "score_ci": ci,
+        # Until computed, or from fewer than `PROVISIONAL_DEALS` deals: provisional.
+        "provisional": bool((stat or {}).get("pv", True)),
         "rating": rating.to_dict(),
         "faults": int(row["f"]),
         "unrated_matches": int(row["um"]),
@@ -613,14 +637,17 @@ def pair_cell(cell: Sequence[float] | None, cooperative: bool) -> dict[str, Any]
     }
 
 
-def composition_row(key: str, cell: Sequence[float], ci: Sequence[float] | None) -> dict[str, Any]:
-    """A team composition's line: members, games, mean team score with interval, threshold rate."""
+def composition_row(key: str, cell: Sequence[float], stat: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A team composition's line: members, games, mean team score with interval (and whether it
+    is provisional), threshold rate."""
     games = int(cell[0])
+    ci = (stat or {}).get("ci")
     return {
         "members": key.split(","),
         "games": games,
         "mean_score": cell[1] / games if games else None,
         "score_ci": list(ci) if ci is not None else None,
+        "provisional": bool((stat or {}).get("pv", True)),
         "threshold_rate": cell[2] / games if games else None,
     }
 
@@ -638,19 +665,24 @@ def statistics(
     """
     out: dict[str, dict[str, Any]] = {}
     cis: dict[str, tuple[float, float] | None] = {}
+    provisional: dict[str, bool] = {}
     for bot in order:
-        cis[bot] = interval(clusters.get(bot) or {}, seed, "entrant:" + bot, resamples)
+        state = clusters.get(bot) or {}
+        cis[bot] = interval(state, seed, "entrant:" + bot, resamples)
+        provisional[bot] = is_provisional(deal_count(state))
     for key, state in clusters.items():
         if key.startswith("k:"):
             ci = interval(state, seed, "team:" + key[2:], resamples)
-            out[key] = {"ci": list(ci) if ci else None}
-    known = [ci for ci in cis.values() if ci is not None]
+            out[key] = {"ci": list(ci) if ci else None, "pv": is_provisional(deal_count(state))}
+    # A provisional interval separates no one: for separation it counts as unknown.
+    seps = {bot: None if provisional[bot] else ci for bot, ci in cis.items()}
+    known = [ci for ci in seps.values() if ci is not None]
     los = sorted(ci[0] for ci in known)
     his = sorted(ci[1] for ci in known)
     unknown = len(order) - len(known)
     position = {bot: i for i, bot in enumerate(order)}
     for bot in order:
-        ci = cis[bot]
+        ci = seps[bot]
         if ci is None:
             count = len(order) - 1  # nothing known yet: not separated from anyone
         else:
@@ -661,8 +693,14 @@ def statistics(
         step = 1
         while len(shown) < min(count, NOT_SEPARATED_SHOWN) and step < len(order):
             for j in (i - step, i + step):
-                if 0 <= j < len(order) and len(shown) < NOT_SEPARATED_SHOWN and overlaps(ci, cis[order[j]]):
+                if 0 <= j < len(order) and len(shown) < NOT_SEPARATED_SHOWN and overlaps(ci, seps[order[j]]):
                     shown.append(order[j])
             step += 1
-        out[bot] = {"ci": list(ci) if ci else None, "ns": shown, "nc": count}
+        shown_ci = cis[bot]
+        out[bot] = {
+            "ci": list(shown_ci) if shown_ci else None,
+            "pv": provisional[bot],
+            "ns": shown,
+            "nc": count,
+        }
     return out

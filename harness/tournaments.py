@@ -53,6 +53,7 @@ from harness.standings import (
     rank_member,
     ranked,
     render_row,
+    row_mean,
     statistics,
 )
 from harness.store import loads_many
@@ -828,7 +829,7 @@ def _standings_page(
     total, *flat = answers[2]
     doc["compositions_total"] = int(total)
     doc["compositions"] = [
-        composition_row(k.decode(), json.loads(c), (_json(st or None) or {}).get("ci"))
+        composition_row(k.decode(), json.loads(c), _json(st or None))
         for k, c, st in zip(flat[0::3], flat[1::3], flat[2::3], strict=True)
         if c
     ]
@@ -868,6 +869,7 @@ def _page_of(doc: dict[str, Any], offset: int, limit: int) -> dict[str, Any]:
         out["compositions_total"] = len(doc["compositions"])
     for row in rows:
         row.setdefault("not_separated_count", len(row["not_separated_from"]))
+        row.setdefault("provisional", False)  # stored before provisional intervals were marked
     out["statistics"] = {"as_of": doc["matches"], "current": True}
     return out
 
@@ -912,8 +914,9 @@ def get_standings(
 
 
 def rating_history(ctx: HarnessContext, scope: str, bots: Sequence[str]) -> dict[str, Any]:
-    """The bots' rating lines, ending at now: per bot a list of [rated event, mu, ordinal] points
-    (four decimals; thinned to at most `HISTORY_POINTS` points each)."""
+    """The bots' lines, ending at now: per bot a list of [rated event, mu, ordinal, mean score]
+    points (four decimals; thinned to at most `HISTORY_POINTS` points each; the mean score, the
+    standings' measure and what the charts draw, is missing from points stored before it was kept)."""
     store = ctx.store
     pipe = store.client.pipeline(transaction=True)
     pipe.hget(store.scope_key(scope, "live"), "events")
@@ -921,14 +924,14 @@ def rating_history(ctx: HarnessContext, scope: str, bots: Sequence[str]) -> dict
     pipe.hmget(store.scope_key(scope, "rows"), [*bots, "-"])
     events_raw, history_raw, rows_raw = pipe.execute()
     events = int(events_raw or 0)
-    series: dict[str, list[list[float]]] = {}
+    series: dict[str, list[list[float | None]]] = {}
     for bot, hist, row in zip(bots, history_raw, rows_raw, strict=False):
         if hist is None or row is None:
             continue
-        points: list[list[float]] = json.loads(hist)["p"]
+        points: list[list[float | None]] = json.loads(hist)["p"]
         if points[-1][0] != events:
             now = json.loads(row)
-            points.append([events, round(now["mu"], 4), round(now["mu"] - 3.0 * now["sg"], 4)])
+            points.append([events, round(now["mu"], 4), round(now["mu"] - 3.0 * now["sg"], 4), row_mean(now)])
         series[bot] = points
     return {"events": events, "series": series}
 

@@ -108,6 +108,7 @@ def _compare(doc: dict[str, Any], ref: dict[str, Any], cooperative: bool, interv
             assert set(live["not_separated_from"]) == set(scratch["not_separated_from"])
             assert live["not_separated_count"] == len(scratch["not_separated_from"])
             assert live["separated"] == scratch["separated"]
+            assert live["provisional"] == scratch["provisional"]
     assert doc["faults"] == ref["faults"]
     matrix = "cross_play" if cooperative else "head_to_head"
     assert doc[matrix] == ref[matrix]  # integer scores: sums, means and rates are exact
@@ -275,7 +276,8 @@ def test_web_data_pages_are_bounded(
     ctx: HarnessContext, stub_bots: Callable[[int, str], list[str]], client: Any
 ) -> None:
     """Rule: the web data documents hold a page of rows, at most 12 rating lines of at most 65
-    points, and a window of matches, however many results there are."""
+    points, and a window of matches, however many results there are; each line (the chart) ends at
+    its row's mean score, the measure the standings are ranked by."""
     ids = stub_bots(16, "tricky-teams")
     info = T.create_tournament(ctx, "tricky-teams", 4, ids, deals=4, max_tables=60, enqueue=False)
     tid = info["tournament_id"]
@@ -292,6 +294,9 @@ def test_web_data_pages_are_bounded(
     assert doc["tournament"]["entrants_total"] == 16
     last = doc["history"]["series"][doc["standings"]["rows"][0]["entrant"]][-1]
     assert last[1] == pytest.approx(doc["standings"]["rows"][0]["rating"]["mu"], abs=1e-4)
+    # The chart draws the standings' own measure: every line ends at its row's mean score.
+    for row in doc["standings"]["rows"]:
+        assert doc["history"]["series"][row["entrant"]][-1][3] == pytest.approx(row["mean_score"], abs=1e-4)
 
 
 def test_cooperative_rating_grows_linearly() -> None:

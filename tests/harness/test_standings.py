@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.ratings import Rating, bootstrap_ci, competitive_events, overlaps, rate
-from harness.standings import compute_standings, ratings_from_standings
+from harness.ratings import PROVISIONAL_DEALS, Rating, bootstrap_ci, competitive_events, overlaps, rate
+from harness.standings import compute_standings, ratings_from_standings, statistics
 
 
 def _res(index: int, deal: int, seats: str, scores: list[int], **extra: Any) -> dict[str, Any]:
@@ -213,6 +213,28 @@ def test_separation_flags() -> None:
     close = [_res(i, i, "AB", [i % 3, (i + 1) % 3]) for i in range(12)]
     doc = compute_standings(close, ["A", "B"], cooperative=False, seed=1, resamples=300)
     assert _row(doc, "A")["not_separated_from"] == ["B"]
+
+
+def test_an_interval_from_too_few_deals_is_provisional_and_separates_no_one() -> None:
+    """Rule: an interval over fewer than PROVISIONAL_DEALS (10) deals is marked provisional and
+    separates its entrant from no one, however far apart the means (two deals of 10 against 0 gave
+    a precise-looking interval before); from 10 deals on the same data separate. The live
+    statistics (`statistics`) and the from-scratch standings agree."""
+    assert PROVISIONAL_DEALS == 10
+    for deals, provisional in ((2, True), (PROVISIONAL_DEALS - 1, True), (PROVISIONAL_DEALS, False)):
+        results = [_res(i, i // 2, "AB", [10 + i % 2, i % 3]) for i in range(2 * deals)]
+        doc = compute_standings(results, ["A", "B"], cooperative=False, seed=1, resamples=300)
+        for row in doc["rows"]:
+            assert row["score_ci"] is not None and row["provisional"] is provisional
+            assert row["separated"] is not provisional
+        lo_a, hi_a = _row(doc, "A")["score_ci"]
+        lo_b, hi_b = _row(doc, "B")["score_ci"]
+        assert hi_b < lo_a  # the intervals themselves are apart: only provisional keeps them together
+        clusters = {b: {"d": [[d, 0.0, 2] for d in range(deals)], "v": None} for b in "AB"}
+        clusters["A"]["d"] = [[d, 21.0, 2] for d in range(deals)]
+        clusters["B"]["d"] = [[d, float(d % 3), 2] for d in range(deals)]
+        stats = statistics(["A", "B"], clusters, seed=1, resamples=300)
+        assert stats["A"]["pv"] is provisional and stats["A"]["nc"] == (1 if provisional else 0)
 
 
 def test_one_value_has_no_interval() -> None:

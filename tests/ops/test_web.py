@@ -87,7 +87,8 @@ def test_home_page_lists_every_tournament_with_its_progress(page: Any, arena: Ar
 def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
     page: Any, arena: Arena, shots: Path, game: str
 ) -> None:
-    """Rule: standings (a row per entrant, intervals), rating lines, heat map, matches to the viewer."""
+    """Rule: standings (a row per entrant, intervals marked provisional from too few deals), the
+    mean-score lines (the standings' measure), heat map, matches to the viewer."""
     tid = arena.tournaments[game]
     page.goto(f"{arena.served.base}/web/tournaments/{tid}")
     page.wait_for_selector("#standings")
@@ -99,6 +100,9 @@ def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
         assert name in text
     assert page.locator("#standings .ci .dot").count() == len(arena.bots)
     assert page.locator("#chart svg polyline").count() == len(arena.bots)
+    # One deal per pairing: every interval is provisional, shown so, and separates no one.
+    assert page.locator("#standings td.provisional .prov").count() == len(arena.bots)
+    assert page.locator("#standings .tie").count() == len(arena.bots)
     heat_title = "Cross-play" if game == "trick-n-trouble" else "Head to head"
     assert page.locator("#heat-title").inner_text() == heat_title
     assert page.locator("#heatmap td.cell").count() == len(arena.bots) ** 2

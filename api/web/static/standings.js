@@ -16,7 +16,7 @@ TA.standingsTable = (doc, names) => {
       <td class="num">${r.games}</td>
       <td class="num">${r.wins}${r.shared_wins ? ` <span class="muted">(${r.shared_wins} shared)</span>` : ""}</td>
       <td class="num">${TA.fmt(r.mean_score)}</td>
-      <td>${TA.ciBar(r.mean_score, r.score_ci, lo, hi)}<span class="muted" style="font-size:12px">${r.score_ci ? `${TA.fmt(r.score_ci[0])} – ${TA.fmt(r.score_ci[1])}` : ""}</span></td>
+      <td${r.provisional ? ' class="provisional"' : ""}>${TA.ciBar(r.mean_score, r.score_ci, lo, hi)}<span class="muted" style="font-size:12px">${r.score_ci ? `${TA.fmt(r.score_ci[0])} – ${TA.fmt(r.score_ci[1])}` : ""}</span>${r.provisional && r.score_ci ? ` <span class="prov" title="from too few deals to be trusted: it separates no one yet">provisional</span>` : ""}</td>
       <td class="num">${TA.fmt(r.rating.mu)}</td><td class="num">${TA.fmt(r.rating.sigma)}</td><td class="num">${TA.fmt(r.rating.ordinal)}</td>
       ${coop ? `<td class="num">${TA.pct(r.threshold_rate)}</td>` : ""}
       <td class="num">${r.faults}${r.unrated_matches ? ` <span class="muted">(${r.unrated_matches} unrated)</span>` : ""}</td></tr>`).join("")}
@@ -51,15 +51,19 @@ TA.heatMap = (doc, names) => {
     <div class="legend muted">How often the row bot scored more than the column bot at the same table (ties count half).</div>`;
 };
 
-// Rating lines: points at their rated-event numbers (a long line keeps fewer, evenly thinned points).
-// history.series[bot]: [rated event, mu, ordinal] points.
+// The standings' measure over time: each bot's running mean score at its rated-event numbers (a
+// long line keeps fewer, evenly thinned points). history.series[bot]: [rated event, mu, ordinal,
+// mean score] points; points without a mean score (stored before it was kept, or before any game)
+// are left out.
 TA.ratingChart = (history, names) => {
   const series = {}, xs = {};
   for (const [bot, points] of Object.entries(history.series || {})) {
-    series[names[bot] || bot] = points.map((p) => p[2]);
-    xs[names[bot] || bot] = points.map((p) => p[0]);
+    const kept = points.filter((p) => p.length > 3 && p[3] !== null);
+    if (!kept.length) continue;
+    series[names[bot] || bot] = kept.map((p) => p[3]);
+    xs[names[bot] || bot] = kept.map((p) => p[0]);
   }
-  return TA.lineChart(series, {label: "rating over time", xlabel: "rated events", xs, xmax: history.events});
+  return TA.lineChart(series, {label: "mean score over time", xlabel: "rated events", xs, xmax: history.events});
 };
 
 // Pager for a ranked page: "ranks a–b of n", previous / next links calling `go(offset)`.
