@@ -383,7 +383,7 @@ class TournamentMatchSchema(Schema):
 
 
 class TournamentMatchListSchema(Schema):
-    """listTournamentMatches answer."""
+    """listTournamentMatches answer: one page of matches, by index."""
 
     class Meta:
         name = "TournamentMatchList"
@@ -391,7 +391,36 @@ class TournamentMatchListSchema(Schema):
     matches = fields.List(
         fields.Nested(TournamentMatchSchema),
         required=True,
-        metadata={"description": "Every match of the tournament."},
+        metadata={"description": "The page's matches, by index from `offset` on (at most `limit`)."},
+    )
+    total = fields.Integer(required=True, metadata={"description": "Matches in the tournament's schedule."})
+    offset = fields.Integer(required=True, metadata={"description": "The index of the page's first match."})
+    limit = fields.Integer(required=True, metadata={"description": "The page size asked for."})
+    next_offset = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Pass as `offset` for the next page; null: this page holds the last match."},
+    )
+
+
+class MatchListQuerySchema(Schema):
+    """listTournamentMatches page."""
+
+    class Meta:
+        name = "MatchListQuery"
+
+    offset = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=1_000_000),
+        metadata={"description": "The index of the first match of the page."},
+    )
+    limit = fields.Integer(
+        load_default=ops.MATCH_PAGE_DEFAULT,
+        validate=validate.Range(min=1, max=ops.MATCH_PAGE_MAX),
+        metadata={
+            "description": f"Matches per page, at most {ops.MATCH_PAGE_MAX}, "
+            f"by default {ops.MATCH_PAGE_DEFAULT}."
+        },
     )
 
 
@@ -770,12 +799,14 @@ def get_tournament(tournament_id: str) -> Response:
 
 
 @blp.route("/tournaments/<string:tournament_id>/matches", methods=["GET"])
-@blp.doc(operationId="listTournamentMatches", tags=["tournaments"], summary="Every match, linked to its game")
+@blp.doc(operationId="listTournamentMatches", tags=["tournaments"], summary="The matches, a page at a time")
+@blp.arguments(MatchListQuerySchema, location="query")
 @blp.response(200, TournamentMatchListSchema)
-@documents_errors(404)
-def list_tournament_matches(tournament_id: str) -> Response:
-    """Matches with their game ids (viewable through the games API while they are played)."""
-    return _json({"matches": ops.list_matches(context(), tournament_id)})
+@documents_errors(404, 422)
+def list_tournament_matches(query: dict[str, Any], tournament_id: str) -> Response:
+    """Matches by index with their seats, deal, status, game id (viewable through the games API
+    while they are played) and result; at most `limit` from `offset` on."""
+    return _json(ops.match_page(context(), tournament_id, query["offset"], query["limit"]))
 
 
 @blp.route("/tournaments/<string:tournament_id>/standings", methods=["GET"])

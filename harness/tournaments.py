@@ -77,6 +77,8 @@ STANDINGS_BATCH = 200
 READ_CATCH_UP = 64
 STANDINGS_PAGE_MAX = 64
 STANDINGS_PAGE_DEFAULT = 25  # the API's and the web pages' (a 64-row page's matrix is 4,032 cells)
+MATCH_PAGE_MAX = 500  # listTournamentMatches: matches per page
+MATCH_PAGE_DEFAULT = 100
 # The statistics job (intervals) runs at most once per change and one queued at a time per
 # scope, starting at least STATS_MIN_INTERVAL_S (or this many times its own last duration, at
 # most STATS_MAX_DELAY_S) after the previous one started: at once after a quiet spell, else
@@ -359,6 +361,21 @@ def publish_if_due(ctx: HarnessContext, tid: str, record: dict[str, Any]) -> boo
 
 def _iso(stamp: float | None) -> str | None:
     return datetime.fromtimestamp(stamp, UTC).isoformat() if stamp else None
+
+
+def match_page(ctx: HarnessContext, tid: str, offset: int, limit: int) -> dict[str, Any]:
+    """listTournamentMatches: at most `limit` (capped at MATCH_PAGE_MAX) matches from index `offset`."""
+    record = _record(ctx, tid)
+    limit = max(1, min(limit, MATCH_PAGE_MAX))
+    offset = max(0, offset)
+    following = offset + limit
+    return {
+        "matches": list_matches(ctx, tid, offset, limit, record),
+        "total": record["total"],
+        "offset": offset,
+        "limit": limit,
+        "next_offset": following if following < record["total"] else None,
+    }
 
 
 def list_matches(

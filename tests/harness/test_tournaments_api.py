@@ -179,6 +179,39 @@ def test_cancel_needs_the_owner_key_and_stops_the_tournament(
     assert ctx.store.results(tid) == []
 
 
+def test_match_list_is_paged_and_bounded(app_client: Any, ctx: HarnessContext) -> None:
+    """Rule: listTournamentMatches answers at most `limit` (default 100, max 500) matches by index
+    from `offset`, with `next_offset` until the last page; the pages cover every match once."""
+    with random_bots(ctx.bots, 4) as bots:
+        body = {
+            "game": "tricky-teams",
+            "seats": 4,
+            "entrants": [b for b, _ in bots],
+            "deals": 40,
+            "owner_keys": [k for _, k in bots],
+            "start_at": "2999-01-01T00:00:00Z",
+        }
+        created = app_client.post("/tournaments", json=body)
+        assert created.status_code == 201, created.json
+        tid = created.json["tournament_id"]
+        total = created.json["progress"]["total"]
+        assert total > 100
+        first = app_client.get(f"/tournaments/{tid}/matches").json
+        assert (len(first["matches"]), first["offset"], first["limit"]) == (100, 0, 100)
+        assert (first["total"], first["next_offset"]) == (total, 100)
+        seen: list[int] = []
+        offset: int | None = 0
+        while offset is not None:
+            page = app_client.get(f"/tournaments/{tid}/matches?offset={offset}&limit=37").json
+            assert len(page["matches"]) <= 37
+            seen += [m["index"] for m in page["matches"]]
+            offset = page["next_offset"]
+        assert seen == list(range(total))
+        for bad in ("limit=501", "limit=0", "offset=-1", "limit=x"):
+            answer = app_client.get(f"/tournaments/{tid}/matches?{bad}")
+            assert (answer.status_code, answer.json["code"]) == (422, "validation_error"), bad
+
+
 @pytest.mark.timeout(180)
 def test_league_fires_on_its_schedule_over_http(
     live_api: str, ctx: HarnessContext, workers: WorkerProcs
