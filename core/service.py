@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -283,7 +283,8 @@ class GameService:
     ) -> tuple[StoredGame, list[tuple[str, Event]]]:
         """Game and raw events after `since` in one atomic read; GameNotFound if absent."""
         try:
-            return self.repository.load_with_events(game_id, since)
+            stored, events = self.repository.load_with_events(game_id, since)
+            return self._in_current_schema(stored), events
         except NoSuchGame:
             raise errors.GameNotFound(f"no game {game_id}") from None
 
@@ -456,10 +457,24 @@ class GameService:
     def _load(self, game_id: str, *, with_actions: bool = True) -> StoredGame:
         try:
             if with_actions:
-                return self.repository.load(game_id)
-            return self.repository.load_for_move(game_id)
+                return self._in_current_schema(self.repository.load(game_id))
+            return self._in_current_schema(self.repository.load_for_move(game_id))
         except NoSuchGame:
             raise errors.GameNotFound(f"no game {game_id}") from None
+
+    def _in_current_schema(self, stored: StoredGame) -> StoredGame:
+        """`stored` with a state its engine reads: a state an older engine stored (another `schema`)
+        is rebuilt by replaying its header and actions, as every state can be (docs/engines.md).
+
+        Nothing is written here; the game's next move stores the state in the engine's shape.
+        """
+        engine = self._engine(stored.game)
+        if stored.state.get("schema") == engine.schema:
+            return stored
+        if stored.actions_base is not None:  # read without its stored actions, which the replay needs
+            stored = self.repository.load(stored.game_id)
+        state = engine.replay(stored.state["header"], stored.state["actions"])
+        return replace(stored, state=state, actions_base=None)
 
     @staticmethod
     def _engine(name: str) -> Game:

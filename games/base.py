@@ -148,6 +148,9 @@ class Game(Protocol):
     quick_options: dict[str, Any]
     # A JSON Schema pattern every card id of this game matches (the wire form of a card).
     card_pattern: str
+    # The version of the state's stored shape (the state's "schema"): a stored state of another
+    # schema is not readable by this engine and is rebuilt with `replay` from its header and actions.
+    schema: int
 
     def default_options(self, seats: int) -> dict[str, Any]:
         """Options with their defaults for the given seat count."""

@@ -27,6 +27,7 @@ class TrickNTrouble:
     showcase_seats = options.SEATS
     quick_options: dict[str, Any] = {}
     card_pattern = CARD_PATTERN
+    schema = state.SCHEMA
 
     # The methods of games.base.Game, in its order.
     default_options = staticmethod(options.default_options)

@@ -35,6 +35,7 @@ class TrickyTeams:
     showcase_seats = 4
     quick_options: dict[str, Any] = {"raids": 1}
     card_pattern = CARD_PATTERN
+    schema = state.SCHEMA
     teams: dict[str, str] = dict(TEAM_NAMES)
 
     # The methods of games.base.Game, in its order.
