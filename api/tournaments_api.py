@@ -731,8 +731,14 @@ class LeagueSchema(Schema):
     status = fields.String(required=True, metadata={"description": "`active`, `paused` or `deleted`."})
     members = fields.List(fields.String(), required=True, metadata={"description": "Bot ids of the members."})
     rounds = fields.List(
-        fields.String(), required=True, metadata={"description": "Tournament ids, oldest first."}
+        fields.String(),
+        required=True,
+        metadata={
+            "description": f"Tournament ids of the latest {ops.ROUNDS_LISTED} rounds at most, oldest first "
+            "(`rounds_total` counts them all)."
+        },
     )
+    rounds_total = fields.Integer(required=True, metadata={"description": "Rounds started so far."})
     next_round = fields.Integer(required=True, metadata={"description": "Number of the next round (from 1)."})
     next_at = fields.String(
         required=True, metadata={"description": "When the next round is due (ISO 8601, UTC)."}

@@ -619,11 +619,11 @@ def cmd_league_follow(args: argparse.Namespace) -> int:
 
     def fetch() -> tuple[str, int, int, Table | None, bool]:
         league = api.call("GET", f"/leagues/{args.league_id}")
-        rounds = league["rounds"]
+        rounds = league["rounds_total"]
         return (
             f"league rounds (next {_when(league['next_at'])})",
-            len(rounds),
-            max(len(rounds), 1),
+            rounds,
+            max(rounds, 1),
             _league_standings(api, league),
             league["status"] == "deleted",
         )

@@ -79,6 +79,7 @@ STANDINGS_PAGE_MAX = 64
 STANDINGS_PAGE_DEFAULT = 25  # the API's and the web pages' (a 64-row page's matrix is 4,032 cells)
 MATCH_PAGE_MAX = 500  # listTournamentMatches: matches per page
 MATCH_PAGE_DEFAULT = 100
+ROUNDS_LISTED = 100  # getLeague: the latest rounds it names (rounds_total counts them all)
 # The statistics job (intervals) runs at most once per change and one queued at a time per
 # scope, starting at least STATS_MIN_INTERVAL_S (or this many times its own last duration, at
 # most STATS_MAX_DELAY_S) after the previous one started: at once after a quiet spell, else
@@ -1188,9 +1189,10 @@ def league_ratings(ctx: HarnessContext, lid: str) -> dict[str, Rating]:
     return {b: Rating(r["mu"], r["sg"]) for b, r in rows.items()}
 
 
-def league_rounds(ctx: HarnessContext, lid: str) -> list[str]:
-    """Tournament ids of the league's rounds, oldest first."""
-    raw = cast(list[bytes], ctx.store.client.lrange(ctx.store.key_for("rounds", lid), 0, -1))
+def league_rounds(ctx: HarnessContext, lid: str, latest: int | None = None) -> list[str]:
+    """Tournament ids of the league's rounds, oldest first: all, or the `latest` ones."""
+    start = -latest if latest else 0
+    raw = cast(list[bytes], ctx.store.client.lrange(ctx.store.key_for("rounds", lid), start, -1))
     return [t.decode() for t in raw]
 
 
@@ -1221,7 +1223,8 @@ def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
     return {
         **_league_settings(lid, _league(ctx, lid)),
         "members": league_members(ctx, lid),
-        "rounds": league_rounds(ctx, lid),
+        "rounds": league_rounds(ctx, lid, ROUNDS_LISTED),
+        "rounds_total": int(ctx.store.client.llen(ctx.store.key_for("rounds", lid))),
     }
 
 

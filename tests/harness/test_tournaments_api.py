@@ -289,6 +289,28 @@ def test_a_league_round_is_created_once_and_a_too_small_round_is_skipped(ctx: Ha
     assert ctx.store.tournament(first) is not None
 
 
+def test_get_league_names_only_the_latest_rounds(
+    ctx: HarnessContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule: getLeague names at most ROUNDS_LISTED rounds, the latest, oldest first, and counts them
+    all in `rounds_total`: a league that runs for months keeps a bounded answer."""
+    from harness import tournaments
+
+    league = tournaments.create_league(ctx, "tricky-teams", 4, interval_s=3600)
+    lid, owner = league["league_id"], league["owner_key"]
+    played = []
+    with random_bots(ctx.bots, 2) as bots:
+        for bot, key in bots:
+            tournaments.join_league(ctx, lid, bot, key)
+        for number in (1, 2, 3):
+            played.append(run_league_round(ctx, lid, number))
+            tournaments.cancel_tournament(ctx, f"{lid}r{number}", owner)  # the next round may start
+    assert played == [f"{lid}r1", f"{lid}r2", f"{lid}r3"]
+    monkeypatch.setattr(tournaments, "ROUNDS_LISTED", 2)
+    info = tournaments.get_league(ctx, lid)
+    assert (info["rounds"], info["rounds_total"]) == (played[1:], 3)
+
+
 @pytest.mark.parametrize(
     ("schedule", "reason"),
     [
