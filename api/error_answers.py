@@ -78,6 +78,10 @@ ERROR_CODES: dict[str, str] = {
     "illegal_move": "422: a well-formed move the rules do not allow now (`details.legal_moves`).",
     "invalid_options": "422: options the game does not accept (`details.option` names one).",
     "invalid_deal": "422: a deal the game does not accept.",
+    "entrants_unreachable": (
+        "422: createTournament: entrants did not answer `GET /` (`details.unreachable`: each bot, its "
+        "fault code and what happened)."
+    ),
     "invalid_seats": "422: a seat count or open seats the game does not take (`details.seat_counts`).",
     "invalid_seat": "422: no such seat in this game.",
     "unknown_game": "422: the server plays no game of that name.",

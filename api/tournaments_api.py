@@ -779,7 +779,10 @@ class CreatedLeagueSchema(LeagueSchema):
 @blp.response(201, CreatedTournamentSchema)
 @documents_errors(403, 404, 409, 413, 422)
 def create_tournament(body: dict[str, Any]) -> Response:
-    """Schedule every match (now, or at start_at) and queue them for the workers."""
+    """Schedule every match (now, or at start_at) and queue them for the workers. Every entrant is
+    first asked `GET /` (signed, all at once, 2 s each): if any does not answer, nothing is created
+    and the 422 `entrants_unreachable` lists which bots did not answer and why (league rounds are
+    not checked this way)."""
     created = ops.create_tournament(
         context(),
         body["game"],
@@ -790,6 +793,7 @@ def create_tournament(body: dict[str, Any]) -> Response:
         fault_threshold=body["fault_threshold"],
         owner_keys=body["owner_keys"],
         pairing=body["pairing"],
+        check_answers=True,
         **_match_settings(body),
     )
     return _created(created, f"/tournaments/{created['tournament_id']}")

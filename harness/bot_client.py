@@ -19,6 +19,14 @@ NOTIFY_TIMEOUT_S = 2.0  # /start and /end answers are ignored; don't wait long f
 
 
 @dataclass
+class HelloFault:
+    """Why a bot did not answer `GET /`: a fault code and what happened, in words."""
+
+    code: str
+    message: str
+
+
+@dataclass
 class MoveAnswer:
     """What came of asking a bot for a move: the move, or the fault that replaces it."""
 
@@ -44,6 +52,18 @@ class BotClient:
         """Release the pooled connections."""
         if self._session is not None:
             self._session.close()
+
+    def hello(self, timeout_s: float) -> HelloFault | None:
+        """Signed `GET /` within `timeout_s`: None when the bot answered 200 with a JSON object."""
+        if self._session is None:
+            return HelloFault(self._setup_fault or FaultCode.CONNECTION_ERROR, "the bot's URL cannot be used")
+        try:
+            body = self._session.request("GET", "/", None, timeout_s).json()
+        except OutboundError as exc:
+            return HelloFault(str(exc.code), exc.message)
+        if not isinstance(body, dict):
+            return HelloFault(FaultCode.MALFORMED_BODY.value, "GET / did not answer a JSON object")
+        return None
 
     def notify(self, path: str, message: dict[str, Any], timeout_s: float = NOTIFY_TIMEOUT_S) -> float:
         """POST /start or /end; the answer (and any failure) is ignored; returns the seconds spent."""

@@ -12,6 +12,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -29,6 +30,7 @@ from core.bot_registry import BotDeleted, BotNotFound, BotRecord, owner_digest
 from games.base import GameError
 from games.registry import get_game
 from harness import queueing
+from harness.bot_client import BotClient, HelloFault
 from harness.ratings import Rating
 from harness.runner import HarnessContext, is_cooperative
 from harness.scheduling import (
@@ -88,6 +90,10 @@ STATS_MIN_INTERVAL_S = 2.0
 STATS_DEBOUNCE_FACTOR = 4.0
 STATS_MAX_DELAY_S = 30.0
 STATS_PENDING_TTL_S = 300
+# createTournament asks every entrant `GET /` (signed, through the outbound policy), all at once,
+# each within this many seconds, before it stores anything (docs/harness.md, Endpoints).
+ENTRANT_CHECK_TIMEOUT_S = 2.0
+ENTRANT_CHECK_THREADS = 64  # the most entrants a tournament takes: every one is asked at once
 
 
 class TournamentNotFound(errors.ServiceError):
@@ -151,6 +157,39 @@ def check_entrants_may_enter(ctx: HarnessContext, entrants: list[str], owner_key
             )
 
 
+def _hello(ctx: HarnessContext, record: BotRecord, timeout_s: float) -> HelloFault | None:
+    client = BotClient(record.url, record.secret, ctx.policy)
+    try:
+        return client.hello(timeout_s)
+    finally:
+        client.close()
+
+
+def check_entrants_answer(
+    ctx: HarnessContext, entrants: list[str], timeout_s: float = ENTRANT_CHECK_TIMEOUT_S
+) -> None:
+    """Refuse (422 `entrants_unreachable`) a tournament whose entrants do not all answer `GET /`:
+    each is asked concurrently, signed with its secret, within `timeout_s`; `details.unreachable`
+    names each bot that did not answer and why (its fault code and what happened)."""
+    records = [r for r in (ctx.bot(b) for b in dict.fromkeys(entrants)) if r is not None]
+    if not records:
+        return
+    with ThreadPoolExecutor(max_workers=min(len(records), ENTRANT_CHECK_THREADS)) as pool:
+        faults = list(pool.map(lambda r: _hello(ctx, r, timeout_s), records))
+    missing = [
+        {"bot_id": r.id, "name": r.name, "code": f.code, "message": f.message[:300]}
+        for r, f in zip(records, faults, strict=True)
+        if f is not None
+    ]
+    if missing:
+        named = ", ".join(f"{m['name']} ({m['code']})" for m in missing)
+        raise _invalid(
+            f"{len(missing)} of {len(records)} entrants did not answer GET /: {named}",
+            code="entrants_unreachable",
+            unreachable=missing,
+        )
+
+
 def _check_options(game: str, seats: int, options: dict[str, Any] | None) -> None:
     if not options:
         return
@@ -186,6 +225,7 @@ def create_tournament(
     max_matches: int = MAX_MATCHES,
     fit_to_budget: bool = False,
     records: dict[str, BotRecord] | None = None,
+    check_answers: bool = False,
 ) -> dict[str, Any]:
     """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`).
 
@@ -198,6 +238,9 @@ def create_tournament(
     and match seed derived from it) until the tournament has ended (`is_published`); its games are
     sealed until then.  A chosen `seed` makes a *practice* tournament: its creator knows every deal,
     so it is marked as such and never counts toward a league.
+
+    `check_answers` (createTournament): every entrant must answer `GET /` first
+    (`check_entrants_answer`); league rounds are not checked (a member that is down faults).
     """
     practice = seed is not None
     if owner_keys is not None:
@@ -223,6 +266,8 @@ def create_tournament(
     if size > budget:
         raise _invalid(f"the schedule would have {size} matches, over {budget}", code="schedule_too_large")
     _check_options(game, seats, options)
+    if check_answers:
+        check_entrants_answer(ctx, entrants)  # last: the only check that calls out
     seed = seed if seed is not None else secrets.randbits(53)
     try:
         ranked = _ranked(entrants, prior or {}, seed) if pairing == "rating" else entrants

@@ -26,6 +26,26 @@ def register_components(spec: APISpec) -> None:
     games.install(spec, [("ErrorDetails", ErrorDetailsSchema), ("Error", ErrorSchema)])
 
 
+class UnreachableEntrantSchema(Schema):
+    """An entrant that did not answer createTournament's `GET /`."""
+
+    class Meta:
+        name = "UnreachableEntrant"
+
+    bot_id = fields.String(required=True, metadata={"description": "The bot's id."})
+    name = fields.String(required=True, metadata={"description": "The bot's name."})
+    code = fields.String(
+        required=True,
+        metadata={
+            "description": "What went wrong, as a bot fault code (`timeout`, `connection_error`, "
+            "`http_status`, `malformed_body`, ...)."
+        },
+    )
+    message = fields.String(
+        required=True, metadata={"description": "What happened, in words (at most 300 characters)."}
+    )
+
+
 class ErrorDetailsSchema(Schema):
     """What an error adds to its message; which fields are present depends on the `code`."""
 
@@ -75,6 +95,10 @@ class ErrorDetailsSchema(Schema):
         metadata={"description": "With `rate_limited`: seconds to wait (as Retry-After)."}
     )
     bot_id = fields.String(metadata={"description": "With errors about one bot of a tournament: the bot."})
+    unreachable = fields.List(
+        fields.Nested(UnreachableEntrantSchema),
+        metadata={"description": "With `entrants_unreachable`: every entrant that did not answer `GET /`."},
+    )
     claimed = fields.List(
         fields.String(),
         metadata={"description": "With `game_not_played`: the games the bot was submitted for."},

@@ -43,7 +43,15 @@ class _FaultyHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         """`GET /`: the bot's info."""
-        info = {"name": f"faulty-{self.server.behaviour}", "author": "tests", "version": "1", "games": GAMES}
+        if self.server.hello_status != 200:  # a bot that came up broken after its submission
+            self._send(self.server.hello_status, b'{"error": "not ready"}')
+            return
+        info = {
+            "name": f"faulty-{self.server.behaviour}",
+            "author": "tests",
+            "version": self.server.version,
+            "games": GAMES,
+        }
         self._send(200, json.dumps(info).encode())
 
     def do_POST(self) -> None:  # noqa: N802
@@ -94,6 +102,8 @@ class FaultyBotServer(ThreadingHTTPServer):
         self.rng = random.Random(7)
         self.requests = 0
         self.faults_told: list[str] = []
+        self.hello_status = 200  # what `GET /` answers
+        self.version = "1"  # the version `GET /` reports
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,7 +30,7 @@ from harness.tournaments import (
     tournament_prior,
 )
 
-from .bot_servers import random_bots
+from .bot_servers import FaultyBotServer, random_bots, submit
 from .conftest import WorkerProcs, wait_for
 
 VALID_ID = "0123456789abcdef"
@@ -400,6 +402,54 @@ def test_entering_a_bot_needs_its_owner_key_unless_it_is_open_to_challenges(
         assert accepted.status_code == 201, accepted.json
         both = app_client.post("/tournaments", json={**body, "entrants": [mine, theirs], "owner_keys": []})
         assert both.status_code == 403 and both.json["details"] == {"bot_id": mine}
+
+
+def test_create_tournament_refuses_entrants_that_do_not_answer_and_says_which(
+    app_client: Any, ctx: HarnessContext, redis_url: str, key_prefix: str
+) -> None:
+    """Rule (issue 18): createTournament asks every entrant `GET /` (signed, concurrently, 2 s
+    each) before it stores anything; if any does not answer, 422 `entrants_unreachable` names each
+    such bot with its fault code and what happened, and nothing is written. League rounds are not
+    checked this way."""
+    broken = FaultyBotServer("slow").start()
+    gone = FaultyBotServer("slow").start()
+    try:
+        with random_bots(ctx.bots, 1) as bots:
+            ((good, good_key),) = bots
+            broken_id, broken_key, broken.secret = submit(
+                ctx.bots, f"broken-{uuid.uuid4().hex[:6]}", broken.url
+            )
+            gone_id, gone_key, _ = submit(ctx.bots, f"gone-{uuid.uuid4().hex[:6]}", gone.url)
+            gone.stop()
+            broken.hello_status = 503
+            body = {
+                "game": "tricky-teams",
+                "seats": 4,
+                "entrants": [good, broken_id, gone_id],
+                "owner_keys": [good_key, broken_key, gone_key],
+            }
+            started = time.monotonic()
+            refused = app_client.post("/tournaments", json=body)
+            assert time.monotonic() - started < 5
+            assert refused.status_code == 422, refused.json
+            assert refused.json["code"] == "entrants_unreachable"
+            why = {u["bot_id"]: u["code"] for u in refused.json["details"]["unreachable"]}
+            assert why == {broken_id: "http_status", gone_id: "connection_error"}
+            assert "503" in refused.json["details"]["unreachable"][0]["message"]
+            assert _harness_keys(redis_url, key_prefix) == []
+            broken.hello_status = 200
+            alone = app_client.post("/tournaments", json={**body, "entrants": [good, broken_id]})
+            assert alone.status_code == 201, alone.json
+            # A league round with a member that is down is still created (its seats fault instead).
+            league = app_client.post(
+                "/leagues", json={"game": "tricky-teams", "seats": 4, "interval_s": 3600}
+            )
+            lid = league.json["league_id"]
+            join_league(ctx, lid, gone_id, gone_key)
+            join_league(ctx, lid, good, good_key)
+            assert run_league_round(ctx, lid, 1) == f"{lid}r1"
+    finally:
+        broken.stop()
 
 
 def test_a_league_belongs_to_its_creator_who_can_pause_resume_reschedule_and_delete_it(
