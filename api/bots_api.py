@@ -17,7 +17,8 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.context import app_context
 from api.games_api import bearer_token
-from bots.protocol import BotInfoSchema, register_protocol_schemas
+from api.schemas.games import nullable, ref
+from bots.protocol import SIGNATURE_HEADER, TIMESTAMP_HEADER, BotInfoSchema, register_protocol_schemas
 from core import errors
 from core.bot_registry import MAX_PAGE, ROTATABLE, SCAN_BUDGET, STATUSES, BotNotFound, BotRegistry
 from harness.botcheck import check_registered
@@ -540,9 +541,168 @@ def _valid(bot_id: str) -> str:
     return bot_id
 
 
+# --------------------------------------------------------------------------- the bot protocol
+
+# What the protocol's messages carry of a game, as openapi.yaml types it (bots.protocol loads them
+# as plain objects: a bot checks nothing of the game's shapes, the platform made them).
+PROTOCOL_GAME_FIELDS: dict[tuple[str, str], dict[str, Any]] = {
+    ("BotStartRequest", "options"): {
+        **ref("GameOptions"),
+        "description": "The match's options as the tournament was given them (empty: the game's defaults).",
+    },
+    ("BotMoveRequest", "view"): {
+        **ref("GameView"),
+        "description": "The seat's view of the game, exactly as getGame's `view` shows it to that seat.",
+    },
+    ("BotMoveRequest", "legal_moves"): {
+        "type": "array",
+        "minItems": 1,
+        "items": ref("Move"),
+        "description": "The moves the seat may make (at least one); the answer must be one of them verbatim.",
+    },
+    ("BotMoveResponse", "move"): {
+        **ref("Move"),
+        "description": "One of the request's `legal_moves`, verbatim (same fields, same values).",
+    },
+    ("BotEndRequest", "result"): {**ref("GameResult"), "description": "The game's final result."},
+    ("BotEndRequest", "view"): nullable(
+        ref("GameView"), "The final view of the seat; always null in tournament and league matches."
+    ),
+}
+
+SIGNED = [
+    {
+        "in": "header",
+        "name": TIMESTAMP_HEADER,
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        "description": "Unix seconds when the platform signed the request; refuse one more than 300 s "
+        "from your clock (`stale_signature`).",
+    },
+    {
+        "in": "header",
+        "name": SIGNATURE_HEADER,
+        "required": True,
+        "schema": {"type": "string", "pattern": "^sha256=[0-9a-f]{64}$"},
+        "description": "`sha256=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<body>` keyed with the "
+        "bot's signing secret (docs/bot-protocol.md, Signatures).",
+    },
+]
+REFUSED = {
+    "401": {
+        "description": "The signature is missing, stale or wrong (`missing_signature`, `bad_timestamp`, "
+        "`stale_signature`, `bad_signature`): the bot did nothing.",
+        "content": {"application/json": {"schema": ref("BotError")}},
+    }
+}
+IGNORED = {"description": 'Any answer: the platform ignores it (the SDK answers `{"ok": true}`).'}
+
+
+def _signed_call(operation_id: str, summary: str, description: str, body: str) -> dict[str, Any]:
+    """A signed POST the platform makes to a bot."""
+    return {
+        "operationId": operation_id,
+        "summary": summary,
+        "description": description,
+        "tags": ["bot protocol"],
+        "security": [],
+        "parameters": SIGNED,
+        "requestBody": {
+            "required": True,
+            "description": f"A `{body}`, signed.",
+            "content": {"application/json": {"schema": ref(body)}},
+        },
+    }
+
+
+def protocol_webhooks() -> dict[str, dict[str, Any]]:
+    """The bot protocol as OpenAPI 3.1 `webhooks`: the calls the platform makes to a bot's service (its
+    base URL is the bot's `url`), with what the bot must answer (docs/bot-protocol.md)."""
+    return {
+        "botInfo": {
+            "get": {
+                "operationId": "botInfo",
+                "summary": "GET / of a bot: what it is and plays",
+                "description": "Unsigned: the platform calls it at createBot (before it has issued a "
+                "secret), at checkBot and before matches. Answer within 5 s.",
+                "tags": ["bot protocol"],
+                "security": [],
+                "responses": {
+                    "200": {
+                        "description": "The bot's name, author, version, games and protocol version.",
+                        "content": {"application/json": {"schema": ref("BotInfo")}},
+                    },
+                    "4XX": {
+                        "description": "Any other answer: createBot refuses the bot (422 `not_a_bot`).",
+                        "content": {"application/json": {"schema": ref("BotError")}},
+                    },
+                },
+            }
+        },
+        "botStart": {
+            "post": {
+                **_signed_call(
+                    "botStart",
+                    "POST /start of a bot: a match begins",
+                    "The match's game, the bot's seat, the options and time limits; the answer is ignored.",
+                    "BotStartRequest",
+                ),
+                "responses": {"200": IGNORED, **REFUSED},
+            }
+        },
+        "botMove": {
+            "post": {
+                **_signed_call(
+                    "botMove",
+                    "POST /move of a bot: its seat must decide",
+                    "The seat's view and legal moves; answer 200 with one of the legal moves, verbatim, "
+                    "within `deadline_ms` (plus what is left of the time bank). Any other answer is a "
+                    "fault (docs/bot-protocol.md, Fault codes): the platform plays a fallback move.",
+                    "BotMoveRequest",
+                ),
+                "responses": {
+                    "200": {
+                        "description": "The bot's move.",
+                        "content": {"application/json": {"schema": ref("BotMoveResponse")}},
+                    },
+                    **REFUSED,
+                },
+            }
+        },
+        "botEnd": {
+            "post": {
+                **_signed_call(
+                    "botEnd",
+                    "POST /end of a bot: the match is over",
+                    "The result and the bot's faults; the answer is ignored.",
+                    "BotEndRequest",
+                ),
+                "responses": {"200": IGNORED, **REFUSED},
+            }
+        },
+    }
+
+
+def register_protocol(api: Api) -> None:
+    """The protocol's messages (bots.protocol) with the game's parts typed, and its calls as webhooks."""
+    register_protocol_schemas(api.spec)
+    schemas = api.spec.components.schemas
+    for (name, prop), schema in PROTOCOL_GAME_FIELDS.items():
+        schemas[name]["properties"][prop] = schema
+    api.spec.options["webhooks"] = protocol_webhooks()
+    # Declared in the document's tag list as the operations' tags are (ContractPlugin.declare_tags).
+    api.spec.options.setdefault("tags", []).append(
+        {
+            "name": "bot protocol",
+            "description": "What the platform sends to a bot's own HTTP service and what the bot answers "
+            "(docs/bot-protocol.md).",
+        }
+    )
+
+
 def register(api: Api, app: Flask) -> None:
     """Hook for the app factory: the registry, the protocol schemas, the owner-key scheme, the blueprint."""
-    register_protocol_schemas(api.spec)
+    register_protocol(api)
     api.spec.components.security_scheme(
         "ownerKey",
         {"type": "http", "scheme": "bearer", "description": "The secret owner key createBot returned."},

@@ -276,7 +276,8 @@ class RequestRecorder:
 
 
 def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, Any]]) -> None:
-    """Add a section (e.g. "workers") to getHealth; `check` returns a JSON dict with an `ok` flag."""
+    """Add a section (e.g. "workers") to getHealth; `check` returns a JSON dict with an `ok` flag (and
+    `error` when the check failed): openapi.yaml's `HealthSection`, or a schema of its own for more fields."""
     app_context(app).health[name] = check
 
 

@@ -18,6 +18,7 @@ from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.context import app_context
 from api.games_api import bearer_token
 from core import errors
+from core.wire.common import ObjectRef, Ref
 from harness import tournaments as ops
 from harness.ratings import PROVISIONAL_DEALS
 from harness.runner import HarnessContext
@@ -109,7 +110,14 @@ class _MatchSettings(Schema):
             "description": "Extra time per seat per match, used when a move takes longer than the deadline."
         },
     )
-    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={"description": "Game options."})
+    options = ObjectRef(
+        "GameOptions",
+        load_default=dict,
+        metadata={
+            "description": "Options of every match: the game's own options (its `NewOptions`), each left "
+            "out taking its default; absent: the defaults. Checked by the game (422 invalid_options)."
+        },
+    )
     max_tables = fields.Integer(
         load_default=60,
         validate=validate.Range(min=1, max=1000),
@@ -266,8 +274,12 @@ class TournamentSchema(Schema):
             "creator knows; it never counts toward a league."
         },
     )
-    options = fields.Dict(
-        keys=fields.String(), required=True, metadata={"description": "Game options of every match."}
+    options = Ref(
+        "GameOptions",
+        required=True,
+        metadata={
+            "description": "Game options of every match, as given at creation (empty: the game's defaults)."
+        },
     )
     fault_threshold = fields.Integer(
         required=True,
@@ -311,9 +323,20 @@ class TournamentSchema(Schema):
             "cancelled."
         },
     )
-    league = fields.Dict(
-        keys=fields.String(), metadata={"description": "league_id and round, for league rounds."}
+    league = fields.Nested(
+        "LeagueRoundSchema",
+        metadata={"description": "Present only for a league's round: the league and the round's number."},
     )
+
+
+class LeagueRoundSchema(Schema):
+    """Which league round a tournament is."""
+
+    class Meta:
+        name = "LeagueRound"
+
+    league_id = fields.String(required=True, metadata={"description": "The league's id."})
+    round = fields.Integer(required=True, metadata={"description": "The round's number, from 1."})
 
 
 class CreatedTournamentSchema(TournamentSchema):
@@ -550,6 +573,86 @@ class StandingsRowSchema(Schema):
     )
 
 
+class FaultCountsSchema(Schema):
+    """One entrant's faults in the standings' scope."""
+
+    class Meta:
+        name = "FaultCounts"
+
+    total = fields.Integer(required=True, metadata={"description": "Faults the entrant made in all."})
+    by_code = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={
+            "description": "Faults by fault code (docs/bot-protocol.md: `timeout`, `illegal_move`, ...); a "
+            "code the entrant never made is absent."
+        },
+    )
+    unrated_matches = fields.Integer(
+        required=True,
+        metadata={"description": "Matches in which the entrant had more faults than the threshold."},
+    )
+
+
+class HeadToHeadCellSchema(Schema):
+    """Competitive standings: how the row's entrant fared against the column's, over every pair of their
+    seats at the same match."""
+
+    class Meta:
+        name = "HeadToHeadCell"
+
+    wins = fields.Integer(required=True, metadata={"description": "Times the row scored more."})
+    losses = fields.Integer(required=True, metadata={"description": "Times the row scored less."})
+    ties = fields.Integer(required=True, metadata={"description": "Times both scored the same."})
+    rate = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "(wins + ties / 2) / meetings; null when they never met."},
+    )
+
+
+class CrossPlayCellSchema(Schema):
+    """Cooperative standings: the mean team score of the games the row's and the column's entrants played
+    together (on the diagonal: an entrant's self-play)."""
+
+    class Meta:
+        name = "CrossPlayCell"
+
+    games = fields.Integer(required=True, metadata={"description": "Games they played together."})
+    mean = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Their mean team score; null when they never played together."},
+    )
+
+
+class CompositionSchema(Schema):
+    """Cooperative standings: one team composition (its members, sorted) and how it scored."""
+
+    class Meta:
+        name = "Composition"
+
+    members = fields.List(
+        fields.String(), required=True, metadata={"description": "Bot ids of the team, sorted."}
+    )
+    games = fields.Integer(required=True, metadata={"description": "Games the team played."})
+    mean_score = fields.Float(
+        required=True, allow_none=True, metadata={"description": "Mean team score; null with no games."}
+    )
+    score_ci = fields.List(
+        fields.Float(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "95% interval of the mean team score over deals; null until computed."},
+    )
+    threshold_rate = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Share of the games that reached the threshold; null with no games."},
+    )
+
+
 class StandingsSchema(Schema):
     """Standings: rows, matrices (head-to-head, or cross-play and compositions) and fault counts."""
 
@@ -573,23 +676,29 @@ class StandingsSchema(Schema):
     )
     faults = fields.Dict(
         keys=fields.String(),
-        values=fields.Dict(),
+        values=fields.Nested(FaultCountsSchema),
         required=True,
         metadata={"description": "Per entrant of the page: total, by_code, unrated_matches."},
     )
     statistics = fields.Nested(StandingsStatisticsSchema, required=True)
     head_to_head = fields.Dict(
         keys=fields.String(),
-        values=fields.Dict(),
-        metadata={"description": "Competitive: [row][column] over the page's entrants."},
+        values=fields.Dict(keys=fields.String(), values=fields.Nested(HeadToHeadCellSchema)),
+        metadata={
+            "description": "Present for a competitive game: [row][column] (bot ids) over the page's "
+            "entrants, the diagonal left out."
+        },
     )
     cross_play = fields.Dict(
         keys=fields.String(),
-        values=fields.Dict(),
-        metadata={"description": "Cooperative: [row][column] over the page's entrants."},
+        values=fields.Dict(keys=fields.String(), values=fields.Nested(CrossPlayCellSchema)),
+        metadata={
+            "description": "Present for a cooperative game: [row][column] (bot ids) over the page's "
+            "entrants, the diagonal included (self-play)."
+        },
     )
     compositions = fields.List(
-        fields.Dict(),
+        fields.Nested(CompositionSchema),
         metadata={"description": "Cooperative: team compositions by mean score, this page of them."},
     )
     compositions_total = fields.Integer(metadata={"description": "Cooperative: compositions in all."})
@@ -688,6 +797,18 @@ class UpdateLeagueSchema(Schema):
             raise ValidationError("give at most one of interval_s and cron")
 
 
+class LeagueScheduleSchema(Schema):
+    """When a league's rounds run: exactly one of `interval_s` and `cron`."""
+
+    class Meta:
+        name = "LeagueSchedule"
+
+    interval_s = fields.Integer(
+        metadata={"description": "Present for an interval schedule: seconds between rounds."}
+    )
+    cron = fields.String(metadata={"description": "Present for a cron schedule: the cron expression (UTC)."})
+
+
 class LeagueSchema(Schema):
     """A league: its settings, members, rounds and the next round time."""
 
@@ -698,8 +819,8 @@ class LeagueSchema(Schema):
     name = fields.String(required=True, metadata={"description": "The league's name."})
     game = fields.String(required=True, metadata={"description": "Name of the game played."})
     seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
-    schedule = fields.Dict(
-        keys=fields.String(),
+    schedule = fields.Nested(
+        "LeagueScheduleSchema",
         required=True,
         metadata={
             "description": 'When rounds run: `{"interval_s": seconds}` or `{"cron": expression}` (UTC).'

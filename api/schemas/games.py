@@ -351,6 +351,10 @@ def shared_components() -> dict[str, dict[str, Any]]:
     def union(kind: str, description: str) -> dict[str, Any]:
         return discriminated(description, {g: f"{prefix_of(g)}{kind}" for g in names})
 
+    def any_game(kind: str, description: str) -> dict[str, Any]:
+        # A union that cannot be discriminated by a property of its own (the game is named beside it).
+        return {"description": description, "anyOf": [ref(f"{prefix_of(g)}{kind}") for g in names]}
+
     return {
         "GameName": {"type": "string", "enum": names, "description": "The games this server plays."},
         "GameStatus": {
@@ -368,15 +372,31 @@ def shared_components() -> dict[str, dict[str, Any]]:
             prop="name",
         ),
         "NewGame": union("NewGame", "createGame's body, discriminated by `game`."),
-        "Move": {
-            "description": "A move of any game (postMove's body; the per-game move operations take only "
+        "GameView": any_game(
+            "View",
+            "A seat's view of a game of any game (what the bot protocol sends a bot); which "
+            "game's is the `game` beside it.",
+        ),
+        "GameResult": any_game(
+            "Result",
+            "A finished game's result, of any game (what the bot protocol sends a bot); which "
+            "game's is the `game` beside it.",
+        ),
+        "GameOptions": any_game(
+            "NewOptions",
+            "The options of a game as a tournament or league is given them: the game's own "
+            "options (`TrickyTeamsNewOptions`, ...), each left out taking its default. Which game's they "
+            "are is the `game` beside them.",
+        ),
+        "Move": any_game(
+            "Move",
+            "A move of any game (postMove's body; the per-game move operations take only "
             "their game's moves). Both games have a `play` move, so this union is not discriminated.",
-            "anyOf": [ref(f"{prefix_of(g)}Move") for g in names],
-        },
-        "EventRecord": {
-            "description": "An event record of any game (one message of streamGameEvents).",
-            "anyOf": [ref(f"{prefix_of(g)}EventRecord") for g in names],
-        },
+        ),
+        "EventRecord": any_game(
+            "EventRecord",
+            "An event record of any game (one message of streamGameEvents).",
+        ),
         "SeatJoinedEvent": obj(
             "The API's own event: a seat was claimed with joinGame.",
             {
@@ -402,12 +422,16 @@ def shared_components() -> dict[str, dict[str, Any]]:
         ),
         "JsonSchema": {
             "type": "object",
-            "description": "A JSON Schema (2020-12) document. The keywords a form needs are typed here; the "
-            "document may use any other JSON Schema keyword.",
+            "description": "A JSON Schema (2020-12) document, as the games write their options' schemas: "
+            "the keywords they use, each typed (a test checks every game's schema against this one).",
+            "additionalProperties": False,
             "properties": {
                 "type": {
                     "description": "The JSON type(s) allowed.",
-                    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                    "anyOf": [
+                        ref("JsonType"),
+                        {"type": "array", "items": ref("JsonType"), "description": "Any of these types."},
+                    ],
                 },
                 "description": {"type": "string", "description": "What the value means."},
                 "properties": {
@@ -424,8 +448,44 @@ def shared_components() -> dict[str, dict[str, Any]]:
                     "description": "Whether (or with what schema) other properties are allowed.",
                     "anyOf": [{"type": "boolean"}, ref("JsonSchema")],
                 },
+                "items": described(ref("JsonSchema"), "The schema of each item of an array."),
+                "oneOf": {
+                    "type": "array",
+                    "items": ref("JsonSchema"),
+                    "description": "The value matches exactly one of these schemas.",
+                },
+                "anyOf": {
+                    "type": "array",
+                    "items": ref("JsonSchema"),
+                    "description": "The value matches at least one of these schemas.",
+                },
+                "enum": {
+                    "type": "array",
+                    "items": ref("JsonValue"),
+                    "description": "The only values allowed.",
+                },
+                "default": described(ref("JsonValue"), "The value taken when none is given."),
+                "minimum": {"type": "number", "description": "The least number allowed."},
+                "maximum": {"type": "number", "description": "The greatest number allowed."},
+                "minLength": integer("The fewest characters of a string."),
+                "maxLength": integer("The most characters of a string."),
+                "pattern": {"type": "string", "description": "A regular expression a string matches."},
+                "minItems": integer("The fewest items of an array."),
+                "maxItems": integer("The most items of an array."),
+                "uniqueItems": {"type": "boolean", "description": "Whether an array's items must differ."},
             },
-            "additionalProperties": True,
+        },
+        "JsonType": {
+            "type": "string",
+            "enum": ["object", "array", "string", "number", "integer", "boolean", "null"],
+            "description": "A JSON Schema type name.",
+        },
+        "JsonValue": {
+            "type": ["object", "array", "string", "number", "boolean", "null"],
+            "description": "A JSON value (an option's default or an allowed value): arrays and objects hold "
+            "JSON values in turn.",
+            "items": ref("JsonValue"),
+            "additionalProperties": ref("JsonValue"),
         },
         "Health": {
             "type": "object",
@@ -479,19 +539,19 @@ def shared_components() -> dict[str, dict[str, Any]]:
             },
             optional=("count", "queue", "queued", "workers", "error"),
         ),
-        "HealthSection": {
-            "type": "object",
-            "description": "A section another part of the platform registered (its fields are its own).",
-            "required": ["ok"],
-            "properties": {
+        "HealthSection": obj(
+            "A section another part of the platform registered with `api.ops.register_health_check`: "
+            "whether that part is well (a section with fields of its own gets a schema of its own, as "
+            "`workers` has).",
+            {
                 "ok": {"type": "boolean", "description": "Whether that part is well."},
                 "error": {
                     "type": "string",
                     "description": "Present when the check failed: the error's type.",
                 },
             },
-            "additionalProperties": True,
-        },
+            optional=("error",),
+        ),
         "FieldErrors": {
             "type": "object",
             "description": "Error messages by field name (or list index); a nested object's errors nest. "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 # How an event's hidden part is described (games.base.redact_event removes it for other readers).
 PRIVATE = (
@@ -79,6 +79,16 @@ class Ref(fields.Raw):
     def __init__(self, component: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.component = component
+
+
+class ObjectRef(Ref):
+    """A JSON object documented by a component (`component`): it loads only an object, as it is (the
+    component's own checks run where the value is used, e.g. a game's options in its engine)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValidationError("Not a valid mapping type.")
+        return value
 
 
 class Mirror(Schema):

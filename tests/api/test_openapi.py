@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import yaml
 from flask.testing import FlaskClient
 
@@ -15,6 +16,7 @@ from api.error_answers import ERROR_CODES
 from api.openapi_gen import spec_yaml
 from core.bot_registry import NOT_A_BOT, URL_REFUSAL_CODES
 from core.wire import GAME_WIRE
+from games.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 # Codes of the command line's own JSON errors (harness.cli), never an answer of the API.
@@ -121,6 +123,127 @@ def test_no_catch_all_objects_and_every_schema_and_property_described() -> None:
         walk(schemas[name], name)
     used = set(re.findall(r"#/components/schemas/(\w+)", json.dumps(spec)))
     assert not [name for name in game_names if name not in used and name != "NewGame"], "unused"
+
+
+# Keywords that give a schema its shape (an object schema with none of them is untyped).
+SHAPING = (
+    "properties",
+    "additionalProperties",
+    "patternProperties",
+    "$ref",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "enum",
+)
+
+
+def catch_alls(node: Any, where: str = "#") -> list[str]:
+    """Every place in a part of the document where a value is left untyped: `additionalProperties: {}`
+    or `true`, items of any shape, or an object schema that says nothing of its fields."""
+    found: list[str] = []
+    if isinstance(node, list):
+        for index, value in enumerate(node):
+            found += catch_alls(value, f"{where}[{index}]")
+        return found
+    if not isinstance(node, dict):
+        return found
+    if node.get("additionalProperties") in ({}, True):
+        found.append(f"{where}: additionalProperties {node['additionalProperties']!r}")
+    if node.get("items") in ({}, True):
+        found.append(f"{where}: items of any shape")
+    types = node.get("type")
+    if (types == "object" or (isinstance(types, list) and "object" in types)) and not any(
+        key in node for key in SHAPING
+    ):
+        found.append(f"{where}: an object with no fields")
+    for key, value in node.items():
+        if key in ("properties", "examples", "example", "default", "enum", "const"):
+            # Maps of names to schemas (their names are not keywords), or values, not schemas.
+            if key == "properties" and isinstance(value, dict):
+                for name, schema in value.items():
+                    found += catch_alls(schema, f"{where}.{name}")
+            continue
+        found += catch_alls(value, f"{where}/{key}")
+    return found
+
+
+def test_nothing_a_client_reads_or_sends_is_an_untyped_object() -> None:
+    """Rule: no schema of openapi.yaml (components, operations, webhooks) is a catch-all: no
+    `additionalProperties: {}` / `true`, no untyped items, no object without fields; options,
+    schedules, standings' matrices and the bot protocol's game parts are named types."""
+    spec = yaml.safe_load(spec_yaml())
+    assert catch_alls(spec) == []
+    schemas = spec["components"]["schemas"]
+    assert schemas["Tournament"]["properties"]["options"]["$ref"].endswith("/GameOptions")
+    assert schemas["Tournament"]["properties"]["league"]["$ref"].endswith("/LeagueRound")
+    assert schemas["League"]["properties"]["schedule"]["$ref"].endswith("/LeagueSchedule")
+    standings = schemas["Standings"]["properties"]
+    assert standings["head_to_head"]["additionalProperties"]["additionalProperties"]["$ref"].endswith(
+        "/HeadToHeadCell"
+    )
+    assert standings["cross_play"]["additionalProperties"]["additionalProperties"]["$ref"].endswith(
+        "/CrossPlayCell"
+    )
+    assert standings["faults"]["additionalProperties"]["$ref"].endswith("/FaultCounts")
+    assert standings["compositions"]["items"]["$ref"].endswith("/Composition")
+    assert {s["$ref"].rsplit("/", 1)[1] for s in schemas["GameOptions"]["anyOf"]} == {
+        f"{prefix}NewOptions" for prefix, _ in GAME_WIRE.values()
+    }
+
+
+def test_the_bot_protocol_is_the_documents_webhooks_and_every_component_is_used() -> None:
+    """Rule: the calls the platform makes to a bot (GET /, POST /start, /move, /end) are OpenAPI 3.1
+    `webhooks` whose bodies and answers are the Bot* messages, the signed ones with their signature
+    headers; so every component is referenced from an operation or a webhook (no lint exception)."""
+    spec = yaml.safe_load(spec_yaml())
+    hooks = spec["webhooks"]
+    assert set(hooks) == {"botInfo", "botStart", "botMove", "botEnd"}
+    assert hooks["botInfo"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/BotInfo"
+    }
+    for name, body in [
+        ("botStart", "BotStartRequest"),
+        ("botMove", "BotMoveRequest"),
+        ("botEnd", "BotEndRequest"),
+    ]:
+        call = hooks[name]["post"]
+        assert call["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(f"/{body}")
+        assert {p["name"] for p in call["parameters"]} == {"X-TrickArena-Timestamp", "X-TrickArena-Signature"}
+        assert call["responses"]["401"]["content"]["application/json"]["schema"]["$ref"].endswith("/BotError")
+    move = hooks["botMove"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert move["$ref"].endswith("/BotMoveResponse")
+    bot = spec["components"]["schemas"]
+    assert bot["BotMoveResponse"]["properties"]["move"]["$ref"].endswith("/Move")
+    assert bot["BotMoveRequest"]["properties"]["view"]["$ref"].endswith("/GameView")
+    assert bot["BotEndRequest"]["properties"]["result"]["$ref"].endswith("/GameResult")
+    text = json.dumps({k: v for k, v in spec.items() if k != "components"})
+    referenced = set(re.findall(r"#/components/schemas/(\w+)", text))
+    while True:
+        more = {
+            r
+            for name in referenced
+            for r in re.findall(
+                r"#/components/schemas/(\w+)", json.dumps(spec["components"]["schemas"][name])
+            )
+        } - referenced
+        if not more:
+            break
+        referenced |= more
+    assert sorted(set(spec["components"]["schemas"]) - referenced) == []
+
+
+def test_the_json_schema_type_takes_every_games_options_schema() -> None:
+    """Rule: `JsonSchema` (listGameTypes' `options_schema`) is closed, and each game's options schema is
+    one: a game that writes a keyword the type lacks fails here, not in a client."""
+    spec = json.loads(json.dumps(yaml.safe_load(spec_yaml())))
+    assert spec["components"]["schemas"]["JsonSchema"]["additionalProperties"] is False
+    document = {**spec["components"]["schemas"]["JsonSchema"], "components": spec["components"]}
+    validator = jsonschema_rs.Draft202012Validator(document)
+    for name, game in GAMES.items():
+        errors = [e.message for e in validator.iter_errors(game.options_schema())]
+        assert errors == [], name
+    assert not validator.is_valid({"type": "object", "x-anything": 1})
 
 
 def test_every_property_has_a_description() -> None:

@@ -8,8 +8,11 @@ import time
 from collections import Counter
 from typing import Any
 
+import jsonschema_rs
 import pytest
+import yaml
 
+from api.openapi_gen import spec_yaml
 from games.registry import get_game
 from harness.runner import HarnessContext
 from harness.standings import compute_standings
@@ -17,6 +20,17 @@ from harness.tournaments import create_tournament, get_standings, get_tournament
 
 from .bot_servers import FaultyBotServer, random_bots, submit_faulty
 from .conftest import WorkerProcs, wait_for
+
+
+def _assert_matches_spec(component: str, value: Any) -> None:
+    """`value` is valid for the openapi.yaml component `component` (the answer the API would send)."""
+    components = yaml.safe_load(spec_yaml())["components"]
+    document = {"$ref": f"#/components/schemas/{component}", "components": components}
+    errors = [
+        f"{e.instance_path}: {e.message}"
+        for e in jsonschema_rs.Draft202012Validator(document).iter_errors(value)
+    ]
+    assert errors == [], (component, errors[:5])
 
 
 def _finished(ctx: HarnessContext, tid: str) -> bool:
@@ -59,6 +73,10 @@ def test_full_tricky_teams_tournament_completes_with_correct_standings(
     results = _check_recorded_once_and_consistent(ctx, tid)
     doc = get_standings(ctx, tid)
     assert doc["final"] is True
+    # The answers of getTournamentStandings and getTournament: typed matrices, faults and options.
+    _assert_matches_spec("Standings", doc)
+    assert doc["head_to_head"] and doc["faults"]
+    _assert_matches_spec("Tournament", get_tournament(ctx, tid))
     # Correct standings: recomputed independently from the games' own results.
     seat_games = Counter(bot for r in results for bot in r["seats"])
     wins = Counter(r["seats"][s] for r in results for s in r["winners"])
@@ -90,6 +108,8 @@ def test_full_trick_n_trouble_tournament_cross_play(ctx: HarnessContext, workers
         deal_seeds.setdefault(m["deal"], set()).add(m["deal_seed"])
     assert all(len(s) == 1 for s in deal_seeds.values())  # same hands for every composition
     doc = get_standings(ctx, tid)
+    _assert_matches_spec("Standings", doc)  # cross-play cells and compositions, typed
+    assert doc["cross_play"] and doc["compositions"]
     assert {tuple(c["members"]) for c in doc["compositions"]} == {
         tuple(sorted(t))
         for t in ([ids[0]] * 3, [ids[0], ids[0], ids[1]], [ids[0], ids[1], ids[1]], [ids[1]] * 3)

@@ -109,6 +109,22 @@ def _harness_keys(redis_url: str, prefix: str) -> list[bytes]:
             "validation_error",
         ),
         ("post", "/tournaments", {"seats": 4, "entrants": [VALID_ID]}, 422, "validation_error"),
+        # `options` is the game's options object (GameOptions): anything else is refused, even a falsy one.
+        *[
+            ("post", path, {**base, "options": bad}, 422, "validation_error")
+            for path, base in [
+                ("/tournaments", {"game": "tricky-teams", "seats": 4, "entrants": [VALID_ID]}),
+                ("/leagues", {"game": "tricky-teams", "seats": 4, "interval_s": 3600}),
+            ]
+            for bad in (0, [], "raids", None)
+        ],
+        (
+            "post",
+            "/leagues",
+            {"game": "tricky-teams", "seats": 4, "interval_s": 3600, "options": {"raids": 0}},
+            422,
+            "invalid_options",
+        ),
         ("post", "/tournaments", "{not json", 422, "invalid_json"),
         ("get", "/tournaments/nope", None, 404, "tournament_not_found"),
         ("get", "/tournaments/nope/matches", None, 404, "tournament_not_found"),
