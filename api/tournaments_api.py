@@ -646,6 +646,13 @@ class CompositionSchema(Schema):
         allow_none=True,
         metadata={"description": "95% interval of the mean team score over deals; null until computed."},
     )
+    provisional = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True while the interval is not computed yet or comes from fewer than "
+            f"{PROVISIONAL_DEALS} deals: too few to be trusted (docs/harness.md, Standings)."
+        },
+    )
     threshold_rate = fields.Float(
         required=True,
         allow_none=True,
