@@ -62,6 +62,10 @@ ERROR_CODES: dict[str, str] = {
     "league_deleted": "409: the league was deleted.",
     "league_full": "409: the league has as many members as it takes (`details.max`).",
     "not_a_member": "409: the bot is not a member of the league.",
+    "league_round": (
+        "409: a league round has no owner key of its own: its league's key (`details.league_id`) "
+        "owns it, rotate that one."
+    ),
     # 412, 413
     "stale_version": "412: If-Match names a version that is no longer current (`details.version`).",
     "body_too_large": "413: the request body is larger than the server accepts.",

@@ -19,6 +19,7 @@ from api.context import app_context
 from api.games_api import bearer_token
 from core import errors
 from core.wire.common import ObjectRef, Ref
+from harness import catalog
 from harness import tournaments as ops
 from harness.ratings import PROVISIONAL_DEALS
 from harness.runner import HarnessContext
@@ -26,6 +27,22 @@ from harness.runner import HarnessContext
 blp = Blueprint("tournaments", __name__, description="Tournaments and leagues of bots.")
 
 BOT_ID = validate.Regexp(r"^[0-9a-f]{16}$", error="a bot id: 16 lowercase hex digits")
+# A tournament's or league's name: 1-80 characters, no control characters, not starting or ending
+# with white space (the same rule in the spec's pattern and here).
+NAME_MAX = 80
+NAME_PATTERN = r"^[^\s\x00-\x1f\x7f](?:[^\x00-\x1f\x7f]{0,78}[^\s\x00-\x1f\x7f])?$"
+NAME_RULE = f"1-{NAME_MAX} characters, no control characters, no white space at either end"
+CURSOR = validate.Regexp(r"^[0-9]{1,9}$", error="a cursor from a listing's answer")
+
+
+def _name_field(description: str, **kwargs: Any) -> fields.String:
+    return fields.String(
+        validate=validate.Regexp(NAME_PATTERN, error=NAME_RULE),
+        metadata={"description": f"{description} ({NAME_RULE})."},
+        **kwargs,
+    )
+
+
 OWNER_AUTH: list[dict[str, list[str]]] = [{"ownerKey": []}]
 ERROR_TEXT = {
     401: "No key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
@@ -151,6 +168,11 @@ class CreateTournamentSchema(_MatchSettings):
     class Meta:
         name = "CreateTournament"
 
+    name = _name_field(
+        "Shown in listings and on the web pages; default `<game> tournament <first 6 digits of its id>`",
+        load_default=None,
+    )
+
     entrants = fields.List(
         fields.String(validate=BOT_ID),
         required=True,
@@ -237,6 +259,13 @@ class TournamentSchema(Schema):
         name = "Tournament"
 
     tournament_id = fields.String(required=True, metadata={"description": "The tournament's id."})
+    name = fields.String(
+        required=True,
+        metadata={
+            "description": "The tournament's name: as created, `<game> tournament <id prefix>` by "
+            "default, `<league name> · round <n>` for a league round."
+        },
+    )
     status = fields.String(
         required=True,
         validate=validate.OneOf(ops.STATUSES),
@@ -727,10 +756,10 @@ class CreateLeagueSchema(_MatchSettings):
     class Meta:
         name = "CreateLeague"
 
-    name = fields.String(
-        load_default="",
-        validate=validate.Length(max=64),
-        metadata={"description": "The league's name (at most 64 characters, empty by default)."},
+    name = _name_field(
+        "The league's name; default `<game> league <first 6 digits of its id>`; its rounds are named "
+        "`<league name> · round <n>`",
+        load_default=None,
     )
     pairing = fields.String(
         load_default="auto",
@@ -767,11 +796,8 @@ class UpdateLeagueSchema(Schema):
     class Meta:
         name = "UpdateLeague"
 
-    name = fields.String(
-        load_default=None,
-        allow_none=True,
-        validate=validate.Length(max=64),
-        metadata={"description": "A new name."},
+    name = _name_field(
+        "A new name (rounds created from then on carry it)", load_default=None, allow_none=True
     )
     status = fields.String(
         load_default=None,
@@ -871,6 +897,11 @@ class LeagueSchema(Schema):
     next_at = fields.String(
         required=True, metadata={"description": "When the next round is due (ISO 8601, UTC)."}
     )
+    created_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "When the league was created (ISO 8601, UTC); null if not recorded."},
+    )
 
 
 class JoinLeagueSchema(Schema):
@@ -922,6 +953,7 @@ def create_tournament(body: dict[str, Any]) -> Response:
         owner_keys=body["owner_keys"],
         pairing=body["pairing"],
         check_answers=True,
+        name=body["name"],
         **_match_settings(body),
     )
     return _created(created, f"/tournaments/{created['tournament_id']}")
@@ -1077,6 +1109,234 @@ def leave_league(league_id: str, bot_id: str) -> Response:
 def get_league_standings(query: dict[str, Any], league_id: str) -> Response:
     """Every round's results together, ratings carried round by round: one page of rows."""
     return _json(ops.league_standings(context(), league_id, query["offset"], query["limit"]))
+
+
+# --------------------------------------------------------------------------- listings
+
+
+def _page_size(what: str) -> fields.Integer:
+    return fields.Integer(
+        validate=validate.Range(min=1, max=catalog.PAGE_MAX),
+        load_default=catalog.PAGE_DEFAULT,
+        metadata={
+            "description": f"{what} per page ({catalog.PAGE_DEFAULT} by default, at most {catalog.PAGE_MAX})."
+        },
+    )
+
+
+def _cursor_field() -> fields.String:
+    return fields.String(
+        validate=CURSOR,
+        load_default=None,
+        metadata={"description": "Where to go on: the `next_cursor` of the previous page."},
+    )
+
+
+def _next_cursor_field(what: str) -> fields.String:
+    return fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": f"Pass as `cursor` for the next page; null: no more {what}. A page may hold "
+            f"fewer than `limit` (each page reads at most {catalog.SCAN_BUDGET} stored {what}) and "
+            "still have a next one."
+        },
+    )
+
+
+class ListTournamentsQuerySchema(Schema):
+    """listTournaments filters and page."""
+
+    class Meta:
+        name = "ListTournamentsQuery"
+
+    game = fields.String(
+        validate=validate.Length(min=1, max=64),
+        load_default=None,
+        metadata={"description": "Only tournaments of this game."},
+    )
+    status = fields.String(
+        validate=validate.OneOf(catalog.TOURNAMENT_STATUSES),
+        load_default="any",
+        metadata={"description": "Only tournaments in this status; `any` (the default): all."},
+    )
+    league = fields.String(
+        validate=BOT_ID,
+        load_default=None,
+        metadata={"description": "Only the rounds of this league (its id: 16 lowercase hex digits)."},
+    )
+    limit = _page_size("Tournaments")
+    cursor = _cursor_field()
+
+
+class TournamentSummarySchema(Schema):
+    """A tournament as listTournaments shows it."""
+
+    class Meta:
+        name = "TournamentSummary"
+
+    tournament_id = fields.String(required=True, metadata={"description": "The tournament's id."})
+    name = fields.String(required=True, metadata={"description": "The tournament's name."})
+    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(ops.STATUSES),
+        metadata={"description": "`scheduled`, `running`, `finished` or `cancelled`."},
+    )
+    entrants_total = fields.Integer(required=True, metadata={"description": "How many bots entered."})
+    practice = fields.Boolean(
+        required=True, metadata={"description": "True when the creator chose the seed (a practice run)."}
+    )
+    progress = fields.Nested(TournamentProgressSchema, required=True)
+    created_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "When the tournament was created (ISO 8601, UTC); null if not recorded."},
+    )
+    league = fields.Dict(
+        keys=fields.String(), metadata={"description": "league_id and round, for league rounds."}
+    )
+
+
+class TournamentListSchema(Schema):
+    """listTournaments answer: one page."""
+
+    class Meta:
+        name = "TournamentList"
+
+    tournaments = fields.List(
+        fields.Nested(TournamentSummarySchema),
+        required=True,
+        metadata={"description": "Newest first."},
+    )
+    next_cursor = _next_cursor_field("tournaments")
+
+
+class ListLeaguesQuerySchema(Schema):
+    """listLeagues filters and page."""
+
+    class Meta:
+        name = "ListLeaguesQuery"
+
+    game = fields.String(
+        validate=validate.Length(min=1, max=64),
+        load_default=None,
+        metadata={"description": "Only leagues of this game."},
+    )
+    status = fields.String(
+        validate=validate.OneOf(catalog.LEAGUE_STATUSES),
+        load_default="any",
+        metadata={"description": "Only leagues in this status; `any` (the default): all."},
+    )
+    limit = _page_size("Leagues")
+    cursor = _cursor_field()
+
+
+class LeagueSummarySchema(Schema):
+    """A league as listLeagues shows it."""
+
+    class Meta:
+        name = "LeagueSummary"
+
+    league_id = fields.String(required=True, metadata={"description": "The league's id."})
+    name = fields.String(required=True, metadata={"description": "The league's name."})
+    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(ops.LEAGUE_STATUSES),
+        metadata={"description": "`active`, `paused` or `deleted`."},
+    )
+    members_total = fields.Integer(required=True, metadata={"description": "How many members it has now."})
+    rounds_total = fields.Integer(required=True, metadata={"description": "Rounds created so far."})
+    schedule = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": 'When rounds run: `{"interval_s": seconds}` or `{"cron": expression}` (UTC).'
+        },
+    )
+    next_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "When the next round is due (ISO 8601, UTC)."},
+    )
+    created_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "When the league was created (ISO 8601, UTC); null if not recorded."},
+    )
+
+
+class LeagueListSchema(Schema):
+    """listLeagues answer: one page."""
+
+    class Meta:
+        name = "LeagueList"
+
+    leagues = fields.List(
+        fields.Nested(LeagueSummarySchema), required=True, metadata={"description": "Newest first."}
+    )
+    next_cursor = _next_cursor_field("leagues")
+
+
+def _cursor(query: dict[str, Any]) -> int | None:
+    return None if query["cursor"] is None else int(query["cursor"])
+
+
+def _next(page: catalog.Page) -> str | None:
+    return None if page.next_cursor is None else str(page.next_cursor)
+
+
+@blp.route("/tournaments", methods=["GET"])
+@blp.doc(
+    operationId="listTournaments",
+    tags=["tournaments"],
+    summary="Tournaments, newest first, a page at a time (with an owner key: only that owner's)",
+    security=[{}, {"ownerKey": []}],
+)
+@blp.arguments(ListTournamentsQuerySchema, location="query")
+@blp.response(200, TournamentListSchema)
+@documents_errors(401, 422)
+def list_tournaments(query: dict[str, Any]) -> Response:
+    """Tournaments newest first, filtered by game, status and league; with `Authorization: Bearer
+    <owner key>` only what that key owns (a tournament's key: that tournament; a league's key: its
+    rounds). At most `limit` per page."""
+    page = catalog.list_tournaments(
+        context(),
+        game=query["game"],
+        status=query["status"],
+        league=query["league"],
+        owner_key=_key(),
+        cursor=_cursor(query),
+        limit=query["limit"],
+    )
+    return _json({"tournaments": page.items, "next_cursor": _next(page)})
+
+
+@blp.route("/leagues", methods=["GET"])
+@blp.doc(
+    operationId="listLeagues",
+    tags=["leagues"],
+    summary="Leagues, newest first, a page at a time (with an owner key: only that owner's)",
+    security=[{}, {"ownerKey": []}],
+)
+@blp.arguments(ListLeaguesQuerySchema, location="query")
+@blp.response(200, LeagueListSchema)
+@documents_errors(401, 422)
+def list_leagues(query: dict[str, Any]) -> Response:
+    """Leagues newest first, filtered by game and status; with `Authorization: Bearer <owner key>`
+    only the league that key owns. At most `limit` per page."""
+    page = catalog.list_leagues(
+        context(),
+        game=query["game"],
+        status=query["status"],
+        owner_key=_key(),
+        cursor=_cursor(query),
+        limit=query["limit"],
+    )
+    return _json({"leagues": page.items, "next_cursor": _next(page)})
 
 
 def register(api: Api, app: Flask) -> None:

@@ -2,7 +2,9 @@
 
 Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 
-- ``t:index`` — sorted set of tournament ids by creation time;
+- ``t:index`` — sorted set of tournament ids by creation time; ``t:owner:<digest>`` — the same,
+  of the tournaments an owner key (SHA-256 digest) owns: a tournament under its own key, a league
+  round under its league's (renamed when the key is rotated);
 - ``t:<tid>`` — hash: ``spec`` (JSON), ``status``, ``total``, ``completed``, ``created_at``,
   ``started_at``, ``finished_at``;
 - ``t:<tid>:matches`` — hash: match index -> the match's `MatchSpec` JSON (fixed at creation);
@@ -12,7 +14,8 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 - ``t:<tid>:standings`` — the final standings JSON of tournaments from before the live standings
   (new ones keep theirs in the scope below); ``t:<tid>:prior`` — hash bot -> the [mu, sigma] a
   league round started from;
-- ``l:index``, ``l:<lid>`` (hash: spec, status, next_round, next_at), ``l:<lid>:members``
+- ``l:index``, ``l:owner:<digest>`` (leagues by creation time, all and per owner-key digest),
+  ``l:<lid>`` (hash: spec, owner, status, created_at, next_round, next_at), ``l:<lid>:members``
   (hash bot -> joined_at), ``l:<lid>:ratings`` (hash bot -> rating JSON; leagues from before the
   league's live standings only), ``l:<lid>:round:<n>`` (the round's tournament id, SETNX so a
   round is created once), ``l:<lid>:rounds`` (list);
@@ -88,6 +91,27 @@ return 0
 """
 
 
+# Replace an owner key's digest (compare-and-set: the old key stops working at once, and of two
+# rotations with the same old key one wins) and move what it lists to the new digest.
+# KEYS: the record's hash, then pairs of (index under the old digest, under the new digest).
+# ARGV: old digest, new digest, issued time, a status that refuses rotation ('' none).
+# Returns -1 missing, -2 not the owner, -3 refused status, 1 done.
+_ROTATE_OWNER_LUA = """
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return -1 end
+if owner ~= ARGV[1] then return -2 end
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'status') == ARGV[4] then return -3 end
+redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'owner_key_issued', ARGV[3])
+for i = 2, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('ZUNIONSTORE', KEYS[i + 1], 2, KEYS[i + 1], KEYS[i])
+    redis.call('DEL', KEYS[i])
+  end
+end
+return 1
+"""
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -111,6 +135,7 @@ class HarnessStore:
         self._release = client.register_script(_RELEASE_LUA)
         self._wal = client.register_script(_WAL_LUA)
         self._status = client.register_script(_STATUS_LUA)
+        self._rotate_owner = client.register_script(_ROTATE_OWNER_LUA)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "ta:") -> HarnessStore:
@@ -123,6 +148,8 @@ class HarnessStore:
         p = self.prefix
         templates = {
             "tournament_index": "t:index",
+            "tournament_owner_index": "t:owner:{0}",
+            "league_owner_index": "l:owner:{0}",
             "tournament": "t:{0}",
             "matches": "t:{0}:matches",
             "match": "t:{0}:m:{1}",
@@ -178,43 +205,57 @@ class HarnessStore:
         rows: Mapping[str, Any] | None = None,
         prior: Mapping[str, Any] | None = None,
         index: list[str] | None = None,
+        league_id: str | None = None,
     ) -> bool:
         """Store a new tournament (owner-key digest, fixed match list, its entrants' starting
-        standings rows and prior ratings) atomically; False if `tid` exists."""
+        standings rows and prior ratings) atomically, listed under its owner's digest (a league
+        round's: the league owner's, read in the same transaction, so a concurrent key rotation
+        cannot leave it under the old key); False if `tid` exists."""
         now = time.time()
         key = self.key_for("tournament", tid)
+        league_key = self.key_for("league", league_id) if league_id else None
         with self.client.pipeline(transaction=True) as pipe:
-            try:
-                pipe.watch(key)  # type: ignore[no-untyped-call]
-                if pipe.exists(key):
-                    return False
-                pipe.multi()
-                if matches:
+            while True:
+                try:
+                    pipe.watch(key, *([league_key] if league_key else []))  # type: ignore[no-untyped-call]
+                    if pipe.exists(key):
+                        return False
+                    lister = owner
+                    if league_key:
+                        raw = cast(bytes | None, pipe.hget(league_key, "owner"))
+                        lister = raw.decode() if raw else ""
+                    pipe.multi()
+                    if matches:
+                        pipe.hset(
+                            self.key_for("matches", tid),
+                            mapping={str(m["index"]): _dumps(m) for m in matches},
+                        )
                     pipe.hset(
-                        self.key_for("matches", tid), mapping={str(m["index"]): _dumps(m) for m in matches}
+                        key,
+                        mapping={
+                            "spec": _dumps(spec),
+                            "status": "scheduled",
+                            "total": len(matches),
+                            "completed": 0,
+                            "created_at": now,
+                            "owner": owner,
+                        },
                     )
-                pipe.hset(
-                    key,
-                    mapping={
-                        "spec": _dumps(spec),
-                        "status": "scheduled",
-                        "total": len(matches),
-                        "completed": 0,
-                        "created_at": now,
-                        "owner": owner,
-                    },
-                )
-                for section, fields in (("rows", rows), ("prior", prior)):
-                    if fields:
-                        mapping: dict[Any, Any] = {b: _dumps(v) for b, v in fields.items()}
-                        pipe.hset(self.scope_key(f"t:{tid}", section), mapping=mapping)
-                if index:
-                    pipe.zadd(self.scope_key(f"t:{tid}", "index"), dict.fromkeys(index, 0))
-                pipe.zadd(self.key_for("tournament_index"), {tid: now})
-                pipe.execute()
-            except redis.WatchError:
-                return False  # created concurrently by someone else
-        return True
+                    for section, fields in (("rows", rows), ("prior", prior)):
+                        if fields:
+                            mapping: dict[Any, Any] = {b: _dumps(v) for b, v in fields.items()}
+                            pipe.hset(self.scope_key(f"t:{tid}", section), mapping=mapping)
+                    if index:
+                        pipe.zadd(self.scope_key(f"t:{tid}", "index"), dict.fromkeys(index, 0))
+                    pipe.zadd(self.key_for("tournament_index"), {tid: now})
+                    if lister:
+                        pipe.zadd(self.key_for("tournament_owner_index", lister), {tid: now})
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    if self.client.exists(key):
+                        return False  # created concurrently by someone else
+                    # else the league's owner key was rotated meanwhile: read it again
 
     def tournament(self, tid: str) -> dict[str, Any] | None:
         """The tournament record (spec parsed), or None."""
@@ -244,6 +285,14 @@ class HarnessStore:
         stamp = stamps.get(status, "")
         changed = self._status(keys=[key], args=[status, stamp, repr(time.time()), *only_from])
         return bool(changed)
+
+    def rotate_owner(self, kind: str, ident: str, old: str, new: str, refuse_status: str = "") -> int:
+        """Give a tournament's or a league's (`kind`) owner digest `old` way to `new`, moving the owner
+        listings (a league's and its rounds') along, in one step; the Lua's status code."""
+        keys = [self.key_for(kind, ident)]
+        for index in ("tournament_owner_index", "league_owner_index"):
+            keys += [self.key_for(index, old), self.key_for(index, new)]
+        return int(self._rotate_owner(keys=keys, args=[old, new, repr(time.time()), refuse_status]))
 
     def list_tournaments(self, limit: int = 100) -> list[str]:
         """Newest tournament ids first."""

@@ -226,8 +226,11 @@ def create_tournament(
     fit_to_budget: bool = False,
     records: dict[str, BotRecord] | None = None,
     check_answers: bool = False,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """Validate, schedule and store a tournament, then queue its matches (now or at `start_at`).
+
+    `name`: shown in listings and on the web pages (default "<game> tournament <first 6 of id>").
 
     `pairing` (docs/harness.md, Scheduling): `round_robin` (full, or a pair-covering subset of
     `max_tables`), `rating` (every entrant at `appearances` tables, matched by `prior` rating) or
@@ -277,6 +280,7 @@ def create_tournament(
         raise _invalid(str(exc), code=exc.code) from None
     tid = tournament_id or secrets.token_hex(8)
     spec: dict[str, Any] = {
+        "name": name or default_name(game, "tournament", tid),
         "game": game,
         "seats": seats,
         "entrants": entrants,
@@ -306,6 +310,7 @@ def create_tournament(
         rows={e: new_row(r) for e, r in starting.items()},
         prior={e: [r.mu, r.sigma] for e, r in starting.items() if prior and e in prior},
         index=[rank_member(e, new_row(r)) for e, r in starting.items()],
+        league_id=league["league_id"] if league else None,
     )
     if not stored:
         raise errors.Conflict(f"tournament {tid!r} already exists", code="tournament_exists")
@@ -315,6 +320,16 @@ def create_tournament(
         else:
             queueing.enqueue_matches(ctx, tid, range(len(matches)))
     return {**get_tournament(ctx, tid), "owner_key": owner_key}
+
+
+def default_name(game: str, kind: str, ident: str) -> str:
+    """The name of a tournament or league (`kind`) created without one."""
+    return f"{game} {kind} {ident[:6]}"
+
+
+def tournament_name(tid: str, spec: dict[str, Any]) -> str:
+    """A tournament's name (tournaments stored before names existed get the default)."""
+    return str(spec.get("name") or default_name(spec["game"], "tournament", tid))
 
 
 def _ranked(entrants: list[str], prior: dict[str, Rating], seed: int) -> list[str]:
@@ -354,6 +369,7 @@ def get_tournament(ctx: HarnessContext, tid: str) -> dict[str, Any]:
     spec = record["spec"]
     out = {
         "tournament_id": tid,
+        "name": tournament_name(tid, spec),
         "status": record["status"],
         "game": spec["game"],
         "seats": spec["seats"],
@@ -1102,7 +1118,7 @@ def create_league(
     time_bank_ms: int = 5000,
     options: dict[str, Any] | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
-    name: str = "",
+    name: str | None = None,
     enqueue: bool = True,
     pairing: str = "auto",
     appearances: int = 1,
@@ -1118,7 +1134,7 @@ def create_league(
     _check_options(game, seats, options)
     lid = secrets.token_hex(8)
     spec = {
-        "name": name,
+        "name": name or default_name(game, "league", lid),
         "game": game,
         "seats": seats,
         "schedule": schedule,
@@ -1134,18 +1150,22 @@ def create_league(
     }
     first = next_time(schedule, datetime.now(UTC))
     owner_key = secrets.token_urlsafe(24)
-    ctx.store.client.hset(
-        ctx.store.key_for("league", lid),
-        mapping={
-            "spec": json.dumps(spec),
-            "owner": owner_digest(owner_key),
-            "status": "active",
-            "created_at": time.time(),
-            "next_round": 1,
-            "next_at": first.isoformat(),
-        },
-    )
-    ctx.store.client.zadd(ctx.store.key_for("league_index"), {lid: time.time()})
+    digest, now = owner_digest(owner_key), time.time()
+    with ctx.store.client.pipeline(transaction=True) as pipe:
+        pipe.hset(
+            ctx.store.key_for("league", lid),
+            mapping={
+                "spec": json.dumps(spec),
+                "owner": digest,
+                "status": "active",
+                "created_at": now,
+                "next_round": 1,
+                "next_at": first.isoformat(),
+            },
+        )
+        pipe.zadd(ctx.store.key_for("league_index"), {lid: now})
+        pipe.zadd(ctx.store.key_for("league_owner_index", digest), {lid: now})
+        pipe.execute()
     if enqueue:
         queueing.schedule_league_round(ctx, lid, 1, first)
     return {**get_league(ctx, lid), "owner_key": owner_key}
@@ -1212,6 +1232,47 @@ def delete_league(ctx: HarnessContext, lid: str, owner_key: str | None) -> dict[
     return get_league(ctx, lid)
 
 
+def rotate_league_key(ctx: HarnessContext, lid: str, owner_key: str | None) -> dict[str, Any]:
+    """A new owner key for the league (its current one required), shown once; the old one stops
+    working at once, for the league and its rounds (cancelTournament checks the league's key)."""
+    league = _authorize_league(ctx, lid, owner_key)
+    new_key = secrets.token_urlsafe(24)
+    _rotated(
+        ctx.store.rotate_owner("league", lid, league["owner"], owner_digest(new_key), "deleted"), "league"
+    )
+    return {"league": get_league(ctx, lid), "owner_key": new_key}
+
+
+def rotate_tournament_key(ctx: HarnessContext, tid: str, owner_key: str | None) -> dict[str, Any]:
+    """A new owner key for a tournament (its current one required), shown once; the old one stops
+    working at once. A league round has no key of its own: its league's key is rotated instead."""
+    record = _record(ctx, tid)
+    if not owner_key:
+        raise errors.MissingToken("this needs the tournament's owner key as a Bearer token")
+    league = record["spec"].get("league")
+    if league:
+        raise errors.Conflict(
+            "a league round belongs to its league's owner: rotate the league's key",
+            code="league_round",
+            details={"league_id": league["league_id"]},
+        )
+    if not hmac.compare_digest(record.get("owner", ""), owner_digest(owner_key)):
+        raise errors.InvalidToken("that is not this tournament's owner key", code="not_owner")
+    new_key = secrets.token_urlsafe(24)
+    _rotated(ctx.store.rotate_owner("tournament", tid, record["owner"], owner_digest(new_key)), "tournament")
+    return {"tournament": get_tournament(ctx, tid), "owner_key": new_key}
+
+
+def _rotated(status: int, what: str) -> None:
+    """Raise for a rotation the store refused (the key changed or the league went meanwhile)."""
+    if status == -2:  # another rotation with the same key won meanwhile
+        raise errors.InvalidToken(f"that is not this {what}'s owner key", code="not_owner")
+    if status == -3:
+        raise errors.Conflict("the league was deleted", code="league_deleted")
+    if status < 0:
+        raise (LeagueNotFound if what == "league" else TournamentNotFound)(f"no such {what}")
+
+
 def _league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
     raw = cast(dict[bytes, bytes], ctx.store.client.hgetall(ctx.store.key_for("league", lid)))
     if not raw:
@@ -1246,7 +1307,7 @@ def _league_settings(lid: str, league: dict[str, Any]) -> dict[str, Any]:
     spec = league["spec"]
     return {
         "league_id": lid,
-        "name": spec["name"],
+        "name": league_name(lid, spec),
         "game": spec["game"],
         "seats": spec["seats"],
         "schedule": spec["schedule"],
@@ -1260,7 +1321,13 @@ def _league_settings(lid: str, league: dict[str, Any]) -> dict[str, Any]:
         "status": league["status"],
         "next_round": int(league["next_round"]),
         "next_at": league["next_at"],
+        "created_at": _iso(float(league["created_at"])) if league.get("created_at") else None,
     }
+
+
+def league_name(lid: str, spec: dict[str, Any]) -> str:
+    """A league's name (leagues stored before names were required get the default)."""
+    return str(spec.get("name") or default_name(spec["game"], "league", lid))
 
 
 def get_league(ctx: HarnessContext, lid: str) -> dict[str, Any]:
@@ -1382,6 +1449,7 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
                 options=spec["options"] or None,
                 max_tables=spec["max_tables"],
                 league={"league_id": lid, "round": round_no},
+                name=f"{league_name(lid, spec)} · round {round_no}",
                 prior=league_ratings(ctx, lid),
                 tournament_id=tid,
                 pairing=spec.get("pairing", "auto"),
