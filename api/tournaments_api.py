@@ -1194,8 +1194,9 @@ class TournamentSummarySchema(Schema):
         allow_none=True,
         metadata={"description": "When the tournament was created (ISO 8601, UTC); null if not recorded."},
     )
-    league = fields.Dict(
-        keys=fields.String(), metadata={"description": "league_id and round, for league rounds."}
+    league = fields.Nested(
+        "LeagueRoundSchema",
+        metadata={"description": "Present only for a league's round: the league and the round's number."},
     )
 
 
@@ -1250,8 +1251,8 @@ class LeagueSummarySchema(Schema):
     )
     members_total = fields.Integer(required=True, metadata={"description": "How many members it has now."})
     rounds_total = fields.Integer(required=True, metadata={"description": "Rounds created so far."})
-    schedule = fields.Dict(
-        keys=fields.String(),
+    schedule = fields.Nested(
+        "LeagueScheduleSchema",
         required=True,
         metadata={
             "description": 'When rounds run: `{"interval_s": seconds}` or `{"cron": expression}` (UTC).'
