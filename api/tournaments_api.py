@@ -509,6 +509,16 @@ class StandingsQuerySchema(Schema):
             "with the same offset and limit."
         },
     )
+    by = fields.String(
+        load_default="bot",
+        validate=validate.OneOf(["bot", "version"]),
+        metadata={
+            "description": "`bot` (default): one row per entrant. `version`: one row per bot version "
+            "(the version each result recorded), ranked by mean score, with the counts of a bot's row and "
+            "`version`, `faults_by_code`; the rating is the bot's (kept per bot), no interval "
+            "(`score_ci` null, `provisional` true), no matrix."
+        },
+    )
 
 
 class StandingsStatisticsSchema(Schema):
@@ -580,6 +590,14 @@ class StandingsRowSchema(Schema):
         },
     )
     threshold_rate = fields.Float(allow_none=True, metadata={"description": "Cooperative games."})
+    version = fields.String(
+        metadata={"description": 'With `by=version`: the bot\'s version this row counts ("" if unknown).'}
+    )
+    faults_by_code = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={"description": "With `by=version`: this version's faults by fault code."},
+    )
     not_separated_from = fields.List(
         fields.String(),
         required=True,
@@ -748,6 +766,9 @@ class StandingsSchema(Schema):
     )
     status = fields.String(metadata={"description": "Tournament standings: the tournament's status."})
     rounds = fields.Integer(metadata={"description": "League standings: rounds of the league so far."})
+    by = fields.String(
+        metadata={"description": "`version` when the rows are per bot version (`by=version`)."}
+    )
 
 
 class CreateLeagueSchema(_MatchSettings):
@@ -990,7 +1011,7 @@ def get_tournament_standings(query: dict[str, Any], tournament_id: str) -> Respo
     """Games, wins, mean score with its interval, ratings, head-to-head or cross-play, faults: one
     page of rows, ranked by mean score (ratings kept as results come in; intervals computed in the
     background, see `statistics`)."""
-    return _json(ops.get_standings(context(), tournament_id, query["offset"], query["limit"]))
+    return _json(ops.get_standings(context(), tournament_id, query["offset"], query["limit"], query["by"]))
 
 
 @blp.route("/tournaments/<string:tournament_id>/cancel", methods=["POST"])
@@ -1108,7 +1129,7 @@ def leave_league(league_id: str, bot_id: str) -> Response:
 @documents_errors(404, 422)
 def get_league_standings(query: dict[str, Any], league_id: str) -> Response:
     """Every round's results together, ratings carried round by round: one page of rows."""
-    return _json(ops.league_standings(context(), league_id, query["offset"], query["limit"]))
+    return _json(ops.league_standings(context(), league_id, query["offset"], query["limit"], query["by"]))
 
 
 # --------------------------------------------------------------------------- listings

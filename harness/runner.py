@@ -258,6 +258,7 @@ class MatchRun:
             _Accounting.from_dict(wal["acct"]) if wal else _Accounting.fresh(seats, int(spec["time_bank_ms"]))
         )
         self.clients: dict[str, BotClient] = {}
+        self.versions: dict[str, str] = {}  # each bot's registry version when the match ran
         self.clock = _Clock(next_renew=time.monotonic() + ttl_ms / 3000)
         self.bot_s_before = self.acct.bot_s
         self.decisions_before = 0
@@ -296,6 +297,7 @@ class MatchRun:
             record = self.ctx.bot(bot_id)
             url = record.url if record else "http://invalid.invalid/"
             self.clients[bot_id] = BotClient(url, record.secret if record else None, self.ctx.policy)
+            self.versions[bot_id] = record.version if record else ""
 
     def start(self) -> None:
         """POST /start to every seat's bot, then renew the lease (slow answers must not outlive it)."""
@@ -365,6 +367,7 @@ class MatchRun:
             "resumed": self.resumed,
         }
         record = _result_record(self.spec, self.match, self.game.game_id, result, self.acct, timing)
+        record["versions"] = [self.versions.get(bot, "") for bot in self.seats]
         store = self.ctx.store
         recorded, completed = store.record_result(self.tid, self.index, record)
         if recorded:

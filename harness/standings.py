@@ -4,7 +4,8 @@ A *result* is the JSON record the runner stores once per match::
 
     {"index", "deal", "table", "rotation", "seats": [bot per seat], "scores": [per seat],
      "winners": [seats], "faults": [count per seat], "fault_codes": [{code: n} per seat],
-     "unrated": [seats over the fault threshold], "team_score", "reached"}  # last two: cooperative
+     "unrated": [seats over the fault threshold], "team_score", "reached",  # these two: cooperative
+     "versions": [each seat's bot version when the match ran]}  # absent from older results: ""
 
 Counting is per seat: a bot filling two seats of a match plays two seat-games there (it holds two
 hands). A win is a seat among the winners; a *shared* win is such a seat when several seats won
@@ -50,7 +51,7 @@ HISTORY_POINTS = 64
 MAX_CLUSTERS = 256
 # A row lists at most this many entrants it is not yet separated from (nearest in rank first).
 NOT_SEPARATED_SHOWN = 20
-SECTIONS = ("rows", "pairs", "comps", "deals", "clusters", "history")
+SECTIONS = ("rows", "pairs", "comps", "deals", "clusters", "history", "versions")
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -391,6 +392,12 @@ class Tally:
                 for entry in (state.get("last"), state.get("other")):
                     if entry:
                         bots.update(entry["team"])
+        need["versions"] = {
+            version_key(bot, version)
+            for res in results
+            if not res.get("error")
+            for bot, version in zip(res["seats"], seat_versions(res), strict=True)
+        }
         need["rows"] = set(bots)
         need["history"] = set(bots)
         need["clusters"].update(bots)
@@ -461,23 +468,29 @@ class Tally:
         faults = res.get("faults") or [0] * len(seats)
         codes = res.get("fault_codes") or [{} for _ in seats]
         deal = deal_key(res)
+        versions = seat_versions(res)
+        reached = self.cooperative and bool(res.get("reached"))
         for seat, bot in enumerate(seats):
-            row = self.row(bot)
             value = float(res["team_score"] if self.cooperative else scores[seat])
-            row["g"] += 1
-            row["s"] += value
-            if seat in winners:
-                row["w"] += 1
-                if len(winners) > 1:
-                    row["sw"] += 1
-            if self.cooperative and res.get("reached"):
-                row["re"] += 1
-            row["f"] += int(faults[seat])
-            for code, n in codes[seat].items():
-                row["by"][code] = row["by"].get(code, 0) + int(n)
+            won = seat in winners
+            # The bot's row, and its version's row (`by=version`), count the seat alike.
+            for row in (self.row(bot), self._version(bot, versions[seat])):
+                row["g"] += 1
+                row["s"] += value
+                if won:
+                    row["w"] += 1
+                    if len(winners) > 1:
+                        row["sw"] += 1
+                if reached:
+                    row["re"] += 1
+                row["f"] += int(faults[seat])
+                for code, n in codes[seat].items():
+                    row["by"][code] = row["by"].get(code, 0) + int(n)
             add_to_clusters(self._cluster(bot), deal, value)
         for bot in {seats[s] for s in res.get("unrated", ())}:
             self.row(bot)["um"] += 1
+        for bot, version in {(seats[s], versions[s]) for s in res.get("unrated", ())}:
+            self._version(bot, version)["um"] += 1
         if self.cooperative:
             score = float(res["team_score"])
             comp = _comp_key(seats)
@@ -502,6 +515,15 @@ class Tally:
                     continue
                 cell = self._cell("pairs", _pair_key(a, b), [0, 0, 0])
                 cell[0 if scores[i] > scores[j] else 1 if scores[i] < scores[j] else 2] += 1
+
+    def _version(self, bot: str, version: str) -> dict[str, Any]:
+        """The bot version's row (`by=version` standings): a bot's row without a rating."""
+        key = version_key(bot, version)
+        cells = self.sections["versions"]
+        if key not in cells:
+            cells[key] = version_row()
+        self.dirty["versions"].add(key)
+        return cells[key]  # type: ignore[no-any-return]
 
     def _rate(self, event: RatingEvent) -> None:
         bots = {b for team in event.teams for b in team}
@@ -538,6 +560,49 @@ class Tally:
             fields = self.sections[name]
             out[name] = {key: json.dumps(fields[key], separators=(",", ":")) for key in self.dirty[name]}
         return out
+
+
+def seat_versions(res: Mapping[str, Any]) -> list[str]:
+    """Each seat's bot version in a result ("" for results recorded before versions were)."""
+    versions = res.get("versions")
+    return [str(v) for v in versions] if versions else [""] * len(res["seats"])
+
+
+def version_key(bot: str, version: str) -> str:
+    """The field of a bot version's row: bot id, a space, the version (bot ids have no spaces)."""
+    return f"{bot} {version}"
+
+
+def version_row() -> dict[str, Any]:
+    """A bot version's row before any result: games, wins, shared wins, threshold reached, score
+    sum, faults (total, by code), unrated matches."""
+    return {"g": 0, "w": 0, "sw": 0, "re": 0, "s": 0.0, "f": 0, "by": {}, "um": 0}
+
+
+def version_rows(
+    cells: Mapping[str, Mapping[str, Any]],
+    ratings: Mapping[str, Rating],
+    cooperative: bool,
+    offset: int,
+    limit: int,
+) -> tuple[list[dict[str, Any]], int]:
+    """A page of the per-version standings (one row per bot version, by mean score) and their count.
+
+    A version's row has the counts of a bot's row; its rating is the bot's (ratings are kept per
+    bot), and it has no interval of its own (`score_ci` null, `provisional`)."""
+    listed = sorted(
+        cells.items(),
+        key=lambda item: (-(item[1]["s"] / item[1]["g"]) if item[1]["g"] else float("inf"), item[0]),
+    )
+    page = []
+    for rank, (key, cell) in enumerate(listed[offset : offset + limit], start=offset + 1):
+        bot, version = key.split(" ", 1)
+        row = render_row(bot, {**cell, "mu": 0.0, "sg": 0.0}, rank, cooperative, None)
+        row["rating"] = ratings.get(bot, Rating()).to_dict()
+        row["version"] = version
+        row["faults_by_code"] = dict(cell["by"])
+        page.append(row)
+    return page, len(listed)
 
 
 def deal_key(res: Mapping[str, Any]) -> int:

@@ -27,6 +27,14 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
   standings' order), ``<scope>:compz`` (sorted set: compositions by mean team score),
   ``<scope>:stats`` (hash: ``as_of`` and the intervals per bot and composition, written by the
   statistics job), ``<scope>:stats_pending`` (debounce flag);
+- per bot (issue 18), written when a result is folded into its tournament's standings
+  (`index_bot_results`, in the fold's transaction, so once per result): ``b:<bot>:matches``
+  (sorted set: ``<tid>:<index>`` by when it was folded, in microseconds, unique per batch
+  position), ``b:<bot>:matches:t:<tid>`` and ``b:<bot>:matches:l:<lid>`` (the same, per
+  tournament and per league), ``b:<bot>:leagues`` (sorted set: league ids by last result) and
+  ``b:<bot>:versions`` (hash: ``<game>\t<version>\t<counter>`` -> count: ``m`` matches, ``g``
+  seat-games, ``w`` wins, ``s`` score sum, ``f`` faults, ``f:<code>`` faults by code, ``um``
+  unrated matches; practice tournaments and error results left out);
 Bots live in the bots engineer's registry (`core.bot_registry.BotRegistry`, ``bot:<id>``).
 """
 
@@ -41,6 +49,7 @@ from typing import Any, cast
 import redis
 
 from core.repository import REDIS_TIMEOUT_S
+from harness.standings import seat_versions
 
 # Record a result exactly once and count it in the same atomic step.
 # KEYS: results hash, tournament hash. ARGV: match index, result JSON.
@@ -162,6 +171,10 @@ class HarnessStore:
             "ratings": "l:{0}:ratings",
             "round": "l:{0}:round:{1}",
             "rounds": "l:{0}:rounds",
+            "bot_matches": "b:{0}:matches",
+            "bot_scope_matches": "b:{0}:matches:{1}",
+            "bot_leagues": "b:{0}:leagues",
+            "bot_versions": "b:{0}:versions",
         }
         if kind not in templates:
             raise ValueError(f"unknown key kind {kind!r}")
@@ -377,6 +390,47 @@ class HarnessStore:
         specs = [v for v in loads_many(specs_raw) if v is not None]
         results = loads_many(results_raw)
         return specs, results, {i: g.decode() for i, g in zip(indices, games, strict=True) if g is not None}
+
+    def index_bot_results(
+        self, pipe: Any, tid: str, spec: Mapping[str, Any], results: Sequence[Mapping[str, Any]], now_us: int
+    ) -> None:
+        """Queue on `pipe` (the fold's transaction) each result's entries in its bots' indexes."""
+        league = (spec.get("league") or {}).get("league_id")
+        counted = not spec.get("practice")
+        cooperative = bool(spec.get("cooperative"))
+        game = str(spec["game"])
+        for position, res in enumerate(results):
+            member = f"{tid}:{int(res['index'])}"
+            entry = {member: now_us + position}
+            seats = list(res["seats"])
+            for bot in dict.fromkeys(seats):
+                pipe.zadd(self.key_for("bot_matches", bot), entry)
+                pipe.zadd(self.key_for("bot_scope_matches", bot, f"t:{tid}"), entry)
+                if league:
+                    pipe.zadd(self.key_for("bot_scope_matches", bot, f"l:{league}"), entry)
+                    pipe.zadd(self.key_for("bot_leagues", bot), {league: now_us + position})
+            if not counted or res.get("error"):
+                continue
+            versions = seat_versions(res)
+            winners = set(res.get("winners", ()))
+            faults = res.get("faults") or [0] * len(seats)
+            codes = res.get("fault_codes") or [{} for _ in seats]
+            unrated = {seats[s] for s in res.get("unrated", ())}
+            for seat, bot in enumerate(seats):
+                key, field = self.key_for("bot_versions", bot), f"{game}\t{versions[seat]}\t"
+                if seat == seats.index(bot):
+                    pipe.hincrby(key, field + "m", 1)
+                    if bot in unrated:
+                        pipe.hincrby(key, field + "um", 1)
+                pipe.hincrby(key, field + "g", 1)
+                value = res["team_score"] if cooperative else res["scores"][seat]
+                pipe.hincrbyfloat(key, field + "s", float(value))
+                if seat in winners:
+                    pipe.hincrby(key, field + "w", 1)
+                if int(faults[seat]):
+                    pipe.hincrby(key, field + "f", int(faults[seat]))
+                for code, n in codes[seat].items():
+                    pipe.hincrby(key, field + "f:" + code, int(n))
 
     def results(self, tid: str) -> list[dict[str, Any]]:
         """Every recorded result, by match index."""

@@ -57,6 +57,7 @@ from harness.standings import (
     render_row,
     row_mean,
     statistics,
+    version_rows,
 )
 from harness.store import loads_many
 
@@ -537,12 +538,20 @@ class _Batch:
 Step = Callable[[dict[str, str]], "_Batch | None"]
 
 
-def _fold(ctx: HarnessContext, scope: str, cooperative: bool, step: Step, prior: dict[str, Rating]) -> int:
+def _fold(
+    ctx: HarnessContext,
+    scope: str,
+    cooperative: bool,
+    step: Step,
+    prior: dict[str, Rating],
+    spec: dict[str, Any] | None = None,
+) -> int:
     """Advance one scope, batch by batch, while `step` has more; the results folded in.
 
     `step(live)` names the next batch from the scope's cursor. Each batch is one optimistic
     transaction on ``<scope>:live`` (a concurrent folder makes it retry) that reads only the
-    fields its results touch.
+    fields its results touch. A tournament's fold (`spec` given) also writes each result into its
+    bots' own indexes (`HarnessStore.index_bot_results`) in the same transaction: once per result.
     """
     store = ctx.store
     live_key = store.scope_key(scope, "live")
@@ -587,6 +596,8 @@ def _fold(ctx: HarnessContext, scope: str, cooperative: bool, step: Step, prior:
                     pipe.zadd(store.scope_key(scope, "index"), added)
                 if batch.close and batch.close_deals:
                     pipe.hdel(store.scope_key(scope, "deals"), *sorted(batch.close_deals))
+                if spec is not None and batch.results:
+                    store.index_bot_results(pipe, scope[2:], spec, batch.results, time.time_ns() // 1000)
                 closing = {"closed": 1} if batch.close and scope.startswith("t:") else {}
                 update: dict[Any, Any] = {**batch.cursor, **tally.counters, **closing}
                 pipe.hset(live_key, mapping=update)
@@ -634,7 +645,7 @@ def _fold_tournament(ctx: HarnessContext, tid: str, record: dict[str, Any], budg
 
     # New tournaments have a row per entrant from the start; older ones kept the prior in the spec.
     prior = {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
-    return _fold(ctx, f"t:{tid}", bool(spec["cooperative"]), step, prior)
+    return _fold(ctx, f"t:{tid}", bool(spec["cooperative"]), step, prior, spec)
 
 
 def _fold_league(ctx: HarnessContext, lid: str, cooperative: bool, budget: int | None = None) -> int:
@@ -953,10 +964,47 @@ def _page_of(doc: dict[str, Any], offset: int, limit: int) -> dict[str, Any]:
     return out
 
 
-def get_standings(
-    ctx: HarnessContext, tid: str, offset: int = 0, limit: int = STANDINGS_PAGE_MAX
+def _version_page(
+    ctx: HarnessContext, scope: str, cooperative: bool, offset: int, limit: int, prior: dict[str, Rating]
 ) -> dict[str, Any]:
-    """A page of the standings: final once finished, live over the results so far before that."""
+    """A page of the per-version standings (`by=version`): one row per bot version, by mean score.
+
+    Reads the scope's version rows (one per bot version that played) and the page's bots' ratings:
+    two round trips, no result."""
+    store = ctx.store
+    pipe = store.client.pipeline(transaction=True)
+    pipe.hgetall(store.scope_key(scope, "versions"))
+    pipe.hget(store.scope_key(scope, "live"), "matches")
+    cells_raw, matches_raw = pipe.execute()
+    cells = {k.decode(): json.loads(v) for k, v in cells_raw.items()}
+    bots = sorted({key.split(" ", 1)[0] for key in cells})
+    rows_raw = cast(list[bytes | None], store.client.hmget(store.scope_key(scope, "rows"), [*bots, "-"]))
+    ratings = dict(prior)
+    for bot, raw in zip(bots, loads_many(rows_raw), strict=False):
+        if raw is not None:
+            ratings[bot] = Rating(float(raw["mu"]), float(raw["sg"]))
+    rows, total = version_rows(cells, ratings, cooperative, offset, limit)
+    doc: dict[str, Any] = {
+        "by": "version",
+        "matches": int(matches_raw or 0),
+        "cooperative": cooperative,
+        "total_rows": total,
+        "offset": offset,
+        "limit": limit,
+        "rows": rows,
+        "faults": {},
+        "statistics": {"as_of": None, "current": False},
+    }
+    doc["cross_play" if cooperative else "head_to_head"] = {}
+    return doc
+
+
+def get_standings(
+    ctx: HarnessContext, tid: str, offset: int = 0, limit: int = STANDINGS_PAGE_MAX, by: str = "bot"
+) -> dict[str, Any]:
+    """A page of the standings: final once finished, live over the results so far before that.
+
+    `by`: ``bot`` (a row per entrant) or ``version`` (a row per bot version, `_version_page`)."""
     scope = f"t:{tid}"
     limit = max(1, min(limit, STANDINGS_PAGE_MAX))
     offset = max(0, offset)
@@ -966,7 +1014,7 @@ def get_standings(
         raise TournamentNotFound(f"no tournament {tid!r}")
     spec = record["spec"]
     extra = {"tournament_id": tid, "final": record["status"] == "finished", "status": record["status"]}
-    if snapshot.legacy:
+    if snapshot.legacy and by != "version":
         stored = ctx.store.standings(tid)
         if stored is not None:
             return {**_page_of(stored, offset, limit), **extra}
@@ -979,6 +1027,9 @@ def get_standings(
             if league and _fold_league(ctx, league["league_id"], bool(spec["cooperative"]), READ_CATCH_UP):
                 request_statistics(ctx, f"l:{league['league_id']}")
         snapshot = _snapshot(ctx, scope, offset, limit, tid)
+    if by == "version":
+        prior = _prior(ctx, tid, spec)
+        return {**_version_page(ctx, scope, bool(spec["cooperative"]), offset, limit, prior), **extra}
     doc = _standings_page(
         ctx,
         snapshot,
@@ -1475,9 +1526,10 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
 
 
 def league_standings(
-    ctx: HarnessContext, lid: str, offset: int = 0, limit: int = STANDINGS_PAGE_MAX
+    ctx: HarnessContext, lid: str, offset: int = 0, limit: int = STANDINGS_PAGE_MAX, by: str = "bot"
 ) -> dict[str, Any]:
-    """A page of the standings over every round so far (rounds folded in, in order: ratings carry)."""
+    """A page of the standings over every round so far (rounds folded in, in order: ratings carry);
+    `by=version`: a row per bot version instead (`_version_page`)."""
     league = _league(ctx, lid)
     cooperative = is_cooperative(league["spec"]["game"])
     scope = f"l:{lid}"
@@ -1485,9 +1537,15 @@ def league_standings(
         request_statistics(ctx, scope)
     limit = max(1, min(limit, STANDINGS_PAGE_MAX))
     offset = max(0, offset)
+    rounds = int(ctx.store.client.llen(ctx.store.key_for("rounds", lid)))
+    if by == "version":
+        return {
+            **_version_page(ctx, scope, cooperative, offset, limit, {}),
+            "league_id": lid,
+            "rounds": rounds,
+        }
     snapshot = _snapshot(ctx, scope, offset, limit)
     doc = _standings_page(
         ctx, snapshot, scope, lambda: league_members(ctx, lid), cooperative, dict, offset, limit
     )
-    rounds = int(ctx.store.client.llen(ctx.store.key_for("rounds", lid)))
     return {**doc, "league_id": lid, "rounds": rounds}
