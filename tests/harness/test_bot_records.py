@@ -18,6 +18,7 @@ from harness.runner import HarnessContext
 
 from .bot_servers import FaultyBotServer, random_bots, submit
 from .conftest import WorkerProcs, wait_for
+from .test_tournament_e2e import _assert_matches_spec
 
 
 @pytest.fixture()
@@ -36,6 +37,7 @@ def _all_pages(client: Any, path: str, limit: int) -> list[dict[str, Any]]:
         page = client.get(query)
         assert page.status_code == 200, page.json
         assert len(page.json["matches"]) <= limit
+        _assert_matches_spec("BotMatchList", page.json)
         out += page.json["matches"]
         cursor = page.json["next_cursor"]
         if cursor is None:
@@ -118,6 +120,7 @@ def test_a_bots_matches_versions_and_standings_per_version_end_to_end(
     )
 
     by_version = app_client.get(f"/leagues/{lid}/standings?by=version").json
+    _assert_matches_spec("Standings", by_version)
     assert by_version["by"] == "version" and by_version["total_rows"] == 4
     mine = {r["version"]: r for r in by_version["rows"] if r["entrant"] == fid}
     assert set(mine) == {"1", "2.0"} and mine["1"]["games"] == mine["2.0"]["games"] == 3
