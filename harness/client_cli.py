@@ -4,9 +4,10 @@
     trickarena bot list [--game G] [--all] | show ID | update ID ... | delete ID
     trickarena bot check-registered ID   the platform calls the registered bot (checkBot)
     trickarena bot rotate-key ID [--owner-key] [--secret] [--secret-file PATH]
-    trickarena tournament create --game G --seats N --entrant ID ... [--follow]
-    trickarena tournament show ID | follow ID | cancel ID
+    trickarena tournament create --game G --seats N --entrant ID ... [--name N] [--follow]
+    trickarena tournament list [--game G] [--status S] [--league ID] | show ID | follow ID | cancel ID
     trickarena league create --game G --seats N (--interval-s S | --cron C) [--name N]
+    trickarena league list [--game G] [--status S]
     trickarena league show ID | follow ID | join ID BOT | leave ID BOT | pause ID | resume ID | delete ID
     trickarena replay upload FILE        a replay `trickarena play` wrote, replayed into the API
 
@@ -28,6 +29,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable, Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -228,15 +230,21 @@ BOT_ID = re.compile(r"[0-9a-f]{16}")
 PAGE = 100  # listBots' largest page
 
 
-def all_bots(api: Api, **filters: Any) -> Iterable[dict[str, Any]]:
-    """Every bot listBots lists with these filters, page after page (following `next_cursor`)."""
+def pages(api: Api, path: str, items: str, **filters: Any) -> Iterable[dict[str, Any]]:
+    """Every item a cursor-paged listing (listBots, listTournaments, listLeagues) gives with these
+    filters, page after page (following `next_cursor`)."""
     cursor: str | None = None
     while True:
-        page = api.call("GET", "/bots", limit=PAGE, cursor=cursor, **filters)
-        yield from page["bots"]
+        page = api.call("GET", path, limit=PAGE, cursor=cursor, **filters)
+        yield from page[items]
         cursor = page.get("next_cursor")
         if cursor is None:
             return
+
+
+def all_bots(api: Api, **filters: Any) -> Iterable[dict[str, Any]]:
+    """Every bot listBots lists with these filters."""
+    return pages(api, "/bots", "bots", **filters)
 
 
 def bot_id(api: Api, ref: str) -> str:
@@ -452,6 +460,7 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         "owner_keys": _entrant_keys(entrants),
     }
     for name, value in (
+        ("name", args.name),
         ("seed", args.seed),
         ("start_at", args.start_at),
         ("options", _options(args.options)),
@@ -554,6 +563,30 @@ def cmd_tournament_follow(args: argparse.Namespace) -> int:
     return _follow_tournament(Api(api_url(args)), args.tournament_id, args.timeout)
 
 
+def cmd_tournament_list(args: argparse.Namespace) -> int:
+    """listTournaments, newest first: the first --limit of them."""
+    filters = {"game": args.game, "status": args.status, "league": args.league}
+    found = list(islice(pages(Api(api_url(args)), "/tournaments", "tournaments", **filters), args.limit))
+    if args.json:
+        _print_json(found)
+        return 0
+    table = Table(title="Tournaments, newest first", title_justify="left")
+    for col in ("id", "name", "game", "status", "bots", "matches"):
+        table.add_column(col, overflow="fold")
+    for t in found:
+        progress = t["progress"]
+        table.add_row(
+            t["tournament_id"],
+            t["name"],
+            short_name(t["game"]),
+            t["status"],
+            str(t["entrants_total"]),
+            f"{progress['completed']}/{progress['total']}",
+        )
+    _console().print(table)
+    return 0
+
+
 def cmd_tournament_cancel(args: argparse.Namespace) -> int:
     """cancelTournament with the tournament's owner key."""
     tid = args.tournament_id
@@ -565,11 +598,35 @@ def cmd_tournament_cancel(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- leagues
 
 
+def cmd_league_list(args: argparse.Namespace) -> int:
+    """listLeagues, newest first: the first --limit of them."""
+    filters = {"game": args.game, "status": args.status}
+    found = list(islice(pages(Api(api_url(args)), "/leagues", "leagues", **filters), args.limit))
+    if args.json:
+        _print_json(found)
+        return 0
+    table = Table(title="Leagues, newest first", title_justify="left")
+    for col in ("id", "name", "game", "status", "bots", "rounds", "next round"):
+        table.add_column(col, overflow="fold")
+    for league in found:
+        table.add_row(
+            league["league_id"],
+            league["name"],
+            short_name(league["game"]),
+            league["status"],
+            str(league["members_total"]),
+            str(league["rounds_total"]),
+            _when(league["next_at"]),
+        )
+    _console().print(table)
+    return 0
+
+
 def _league_line(league: dict[str, Any]) -> str:
     name = f" {league['name']!r}" if league.get("name") else ""
     return (
         f"{league['game']} league{name} {league['league_id']}: {league['status']}, "
-        f"{len(league['members'])} member(s), {len(league['rounds'])} round(s), "
+        f"{len(league['members'])} member(s), {league['rounds_total']} round(s), "
         f"next {_when(league['next_at'])}"
     )
 
@@ -782,6 +839,7 @@ def add_tournament_commands(tsub: Any) -> None:
     add_api_option(create)
     _match_options(create)
     create.add_argument("--entrant", action="append", required=True, help="bot id or name (repeat)")
+    create.add_argument("--name", default=None, help="the tournament's name (default: the API's)")
     create.add_argument("--seed", type=int, default=None, help="a practice tournament's seed")
     create.add_argument("--start-at", default=None, help="ISO time to start (default now)")
     create.add_argument("--follow", action="store_true", help="then follow it to the end")
@@ -792,6 +850,13 @@ def add_tournament_commands(tsub: Any) -> None:
     follow.add_argument("tournament_id")
     follow.add_argument("--timeout", type=float, default=None)
     follow.set_defaults(func=cmd_tournament_follow)
+    listing = tsub.add_parser("list", help="tournaments, newest first")
+    add_api_option(listing)
+    listing.add_argument("--game", default=None)
+    listing.add_argument("--status", default=None, help="scheduled, running, finished or cancelled")
+    listing.add_argument("--league", default=None, help="only this league's rounds")
+    listing.add_argument("--limit", type=int, default=20, help="how many to show (20)")
+    listing.set_defaults(func=cmd_tournament_list)
     cancel = tsub.add_parser("cancel", help="cancel a tournament (its owner key)")
     add_api_option(cancel)
     cancel.add_argument("tournament_id")
@@ -810,6 +875,12 @@ def add_league_and_replay_commands(sub: Any) -> None:
     when.add_argument("--interval-s", type=int, default=None, help="a round every this many seconds")
     when.add_argument("--cron", default=None, help="a round at these cron times")
     create.set_defaults(func=cmd_league_create)
+    listing = lsub.add_parser("list", help="leagues, newest first")
+    add_api_option(listing)
+    listing.add_argument("--game", default=None)
+    listing.add_argument("--status", default=None, help="active, paused or deleted (default: any)")
+    listing.add_argument("--limit", type=int, default=20, help="how many to show (20)")
+    listing.set_defaults(func=cmd_league_list)
     for name, func, text in (
         ("show", cmd_league_show, "a league and its standings"),
         ("follow", cmd_league_follow, "rounds and live standings"),

@@ -133,6 +133,9 @@ def test_bots_and_a_tournament_through_the_api(cli: Cli, workers: WorkerProcs) -
         final = json.loads(followed.strip().splitlines()[-1])
         assert final["status"] == "finished"
         tid = str(final["tournament_id"])
+        listed = cli.ok("tournament", "list", "--game", "trick-n-trouble", "--status", "finished")
+        assert tid in listed and all(len(line) <= 80 for line in listed.splitlines())
+        assert [t["tournament_id"] for t in cli.json("tournament", "list", "--limit", "1")] == [tid]  # type: ignore[index]
         table = cli.ok("tournament", "show", tid)
         assert "trick-n-trouble — standings (final)" in table
         assert f"mine-{suffix}" in table
@@ -141,8 +144,10 @@ def test_bots_and_a_tournament_through_the_api(cli: Cli, workers: WorkerProcs) -
         later = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
         scheduled = cli.json(
             "tournament", "create", "--game", "trick-n-trouble", "--seats", "3", "--entrant", mine,
-            "--entrant", other, "--start-at", later,
+            "--entrant", other, "--start-at", later, "--name", f"Later {suffix}",
         )  # fmt: skip
+        assert scheduled["name"] == f"Later {suffix}"
+        assert f"Later {suffix}" in cli.ok("tournament", "list", "--status", "scheduled")
         cancelled = cli.json("tournament", "cancel", str(scheduled["tournament_id"]))
         assert cancelled["status"] == "cancelled"
         assert "deleted bot" in cli.ok("bot", "delete", other)
@@ -160,6 +165,8 @@ def test_a_league_through_the_api(cli: Cli) -> None:
             "--name", "Nightly",
         )  # fmt: skip
         lid = str(created["league_id"])
+        listed = cli.ok("league", "list", "--game", "trick-n-trouble")
+        assert lid in listed and "Nightly" in listed and all(len(line) <= 80 for line in listed.splitlines())
         assert bot_id in cli.json("league", "join", lid, bot_id)["members"]  # type: ignore[operator]
         assert "'Nightly'" in cli.ok("league", "show", lid)
         assert cli.json("league", "pause", lid)["status"] == "paused"
