@@ -563,28 +563,45 @@ def cmd_tournament_follow(args: argparse.Namespace) -> int:
     return _follow_tournament(Api(api_url(args)), args.tournament_id, args.timeout)
 
 
-def cmd_tournament_list(args: argparse.Namespace) -> int:
-    """listTournaments, newest first: the first --limit of them."""
-    filters = {"game": args.game, "status": args.status, "league": args.league}
-    found = list(islice(pages(Api(api_url(args)), "/tournaments", "tournaments", **filters), args.limit))
+def _print_listing(
+    args: argparse.Namespace,
+    what: str,
+    filters: dict[str, Any],
+    columns: tuple[str, ...],
+    row: Callable[[dict[str, Any]], tuple[str, ...]],
+) -> int:
+    """The first --limit items of listTournaments or listLeagues (`what`), as JSON or a table."""
+    found = list(islice(pages(Api(api_url(args)), f"/{what}", what, **filters), args.limit))
     if args.json:
         _print_json(found)
         return 0
-    table = Table(title="Tournaments, newest first", title_justify="left")
-    for col in ("id", "name", "game", "status", "bots", "matches"):
+    table = Table(title=f"{what.capitalize()}, newest first", title_justify="left")
+    for col in columns:
         table.add_column(col, overflow="fold")
-    for t in found:
-        progress = t["progress"]
-        table.add_row(
+    for item in found:
+        table.add_row(*row(item))
+    _console().print(table)
+    return 0
+
+
+def cmd_tournament_list(args: argparse.Namespace) -> int:
+    """listTournaments, newest first: the first --limit of them."""
+
+    def row(t: dict[str, Any]) -> tuple[str, ...]:
+        done = f"{t['progress']['completed']}/{t['progress']['total']}"
+        return (
             t["tournament_id"],
             t["name"],
             short_name(t["game"]),
             t["status"],
             str(t["entrants_total"]),
-            f"{progress['completed']}/{progress['total']}",
+            done,
         )
-    _console().print(table)
-    return 0
+
+    filters = {"game": args.game, "status": args.status, "league": args.league}
+    return _print_listing(
+        args, "tournaments", filters, ("id", "name", "game", "status", "bots", "matches"), row
+    )
 
 
 def cmd_tournament_cancel(args: argparse.Namespace) -> int:
@@ -600,26 +617,20 @@ def cmd_tournament_cancel(args: argparse.Namespace) -> int:
 
 def cmd_league_list(args: argparse.Namespace) -> int:
     """listLeagues, newest first: the first --limit of them."""
-    filters = {"game": args.game, "status": args.status}
-    found = list(islice(pages(Api(api_url(args)), "/leagues", "leagues", **filters), args.limit))
-    if args.json:
-        _print_json(found)
-        return 0
-    table = Table(title="Leagues, newest first", title_justify="left")
-    for col in ("id", "name", "game", "status", "bots", "rounds", "next round"):
-        table.add_column(col, overflow="fold")
-    for league in found:
-        table.add_row(
+
+    def row(league: dict[str, Any]) -> tuple[str, ...]:
+        counts = str(league["members_total"]), str(league["rounds_total"])
+        return (
             league["league_id"],
             league["name"],
             short_name(league["game"]),
             league["status"],
-            str(league["members_total"]),
-            str(league["rounds_total"]),
+            *counts,
             _when(league["next_at"]),
         )
-    _console().print(table)
-    return 0
+
+    columns = ("id", "name", "game", "status", "bots", "rounds", "next round")
+    return _print_listing(args, "leagues", {"game": args.game, "status": args.status}, columns, row)
 
 
 def _league_line(league: dict[str, Any]) -> str:
