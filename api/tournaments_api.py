@@ -50,7 +50,8 @@ ERROR_TEXT = {
     "entered without its owner key (code `entrant_not_authorized`, `details.bot_id`).",
     404: "No such tournament, league or bot (`tournament_not_found`, `league_not_found`, `bot_not_found`).",
     409: "Conflict: the tournament is already over (`tournament_over`), the bot is not a member "
-    "(`not_a_member`) or was deleted (`bot_deleted`).",
+    "(`not_a_member`) or was deleted (`bot_deleted`), the league was deleted (`league_deleted`), or "
+    "a league round's own key was to be rotated (`league_round`: rotate the league's).",
     413: "The request body is too large (code `body_too_large`).",
     422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or an impossible tournament: "
     "`unknown_game`, `invalid_seats`, `bot_game_mismatch`, `duplicate_entrants`, `invalid_schedule`, "
@@ -1130,6 +1131,78 @@ def leave_league(league_id: str, bot_id: str) -> Response:
 def get_league_standings(query: dict[str, Any], league_id: str) -> Response:
     """Every round's results together, ratings carried round by round: one page of rows."""
     return _json(ops.league_standings(context(), league_id, query["offset"], query["limit"], query["by"]))
+
+
+# --------------------------------------------------------------------------- owner keys
+
+
+class RotatedTournamentKeySchema(Schema):
+    """rotateTournamentKey answer: the tournament and its new owner key (shown only now)."""
+
+    class Meta:
+        name = "RotatedTournamentKey"
+
+    tournament = fields.Nested(TournamentSchema, required=True)
+    owner_key = fields.String(
+        required=True,
+        metadata={"description": "The new owner key. Shown once; the old one no longer works."},
+    )
+
+
+class RotatedLeagueKeySchema(Schema):
+    """rotateLeagueKey answer: the league and its new owner key (shown only now)."""
+
+    class Meta:
+        name = "RotatedLeagueKey"
+
+    league = fields.Nested(LeagueSchema, required=True)
+    owner_key = fields.String(
+        required=True,
+        metadata={
+            "description": "The new owner key, of the league and its rounds. Shown once; the old one no "
+            "longer works."
+        },
+    )
+
+
+def _no_store(body: dict[str, Any]) -> Response:
+    response = _json(body)
+    response.headers["Cache-Control"] = "no-store"  # it holds a secret
+    return response
+
+
+@blp.route("/tournaments/<string:tournament_id>/keys", methods=["POST"])
+@blp.doc(
+    operationId="rotateTournamentKey",
+    tags=["tournaments"],
+    summary="Replace a tournament's owner key (its owner key)",
+    description="A new owner key, shown in this answer only; the old key stops working at once (one "
+    "compare-and-set: of two rotations with the same old key one wins, the other is 403 `not_owner`). "
+    "A league round has no key of its own (409 `league_round`): rotate its league's key.",
+    security=OWNER_AUTH,
+)
+@blp.response(200, RotatedTournamentKeySchema)
+@documents_errors(401, 403, 404, 409)
+def rotate_tournament_key(tournament_id: str) -> Response:
+    """Issue a new owner key for the tournament; the old one stops working at once."""
+    return _no_store(ops.rotate_tournament_key(context(), tournament_id, _key()))
+
+
+@blp.route("/leagues/<string:league_id>/keys", methods=["POST"])
+@blp.doc(
+    operationId="rotateLeagueKey",
+    tags=["leagues"],
+    summary="Replace a league's owner key (its owner key)",
+    description="A new owner key, shown in this answer only; the old key stops working at once for "
+    "the league and for its rounds (cancelTournament), and listings by owner key follow the new one. "
+    "A deleted league's key cannot be rotated (409 `league_deleted`).",
+    security=OWNER_AUTH,
+)
+@blp.response(200, RotatedLeagueKeySchema)
+@documents_errors(401, 403, 404, 409)
+def rotate_league_key(league_id: str) -> Response:
+    """Issue a new owner key for the league and its rounds; the old one stops working at once."""
+    return _no_store(ops.rotate_league_key(context(), league_id, _key()))
 
 
 # --------------------------------------------------------------------------- listings
