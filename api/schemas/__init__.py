@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields, pre_load, validate
 
+from api.bounds import MAX_OPTION_INT
 from api.error_answers import ERROR_CODES
 from api.schemas import games
 from api.schemas.games import GAME_ID_PATTERN, MAX_SEED, ref
@@ -135,8 +136,28 @@ class ErrorSchema(Schema):
     )
 
 
+def integral_numbers(value: Any) -> Any:
+    """`value` with each number that has no fractional part (`2.0`) an integer, as JSON Schema counts it
+    (`"type": "integer"` admits 2.0), up to `MAX_OPTION_INT` in size (a larger one stays a float: past
+    every bound the spec sets, it is refused either way)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_OPTION_INT:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: integral_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [integral_numbers(item) for item in value]
+    return value
+
+
 class CreateGameSchema(Schema):
-    """Body of createGame."""
+    """Body of createGame: checked here for its shape, then by the game (`seats`, `options` against the
+    game's own options schema, `deal`, `open_seats`), so that what it accepts is what the game's
+    `NewGame` of openapi.yaml admits (tests/api/test_create_game_contract.py)."""
+
+    @pre_load
+    def _json_integers(self, data: Any, **_kwargs: Any) -> Any:
+        # JSON has one number type: 2.0 is the integer 2 to JSON Schema, and to every check below.
+        return integral_numbers(data)
 
     game = fields.String(
         required=True, validate=validate.Length(min=1, max=64), metadata={"examples": sorted(GAMES)}

@@ -27,6 +27,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint as FlaskBlueprint
 from marshmallow import Schema, fields
 
+from api.bounds import MAX_OPTION_INT
 from core.wire import GAME_WIRE
 from core.wire.common import Ref, description_of, prose
 from games.registry import GAMES
@@ -176,6 +177,26 @@ def defaults_described(node: Any) -> None:
             defaults_described(value)
 
 
+def bounded_integers(node: Any) -> None:
+    """Give each integer of a game's options schema that has no `maximum` (`minimum`) the server's bound
+    for it, `MAX_OPTION_INT` (api.bounds: a larger one is 422 invalid_options), so that the spec says it."""
+    if isinstance(node, list):
+        for item in node:
+            bounded_integers(item)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+        node.setdefault("maximum", MAX_OPTION_INT)
+        node.setdefault("minimum", -MAX_OPTION_INT)
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            bounded_integers(list(value.values()))
+        elif key not in ("default", "enum", "const", "examples"):
+            bounded_integers(value)
+
+
 def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The envelopes and unions of one game (the mirrors are registered from their schemas, before:
     `components` holds them converted)."""
@@ -191,6 +212,7 @@ def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str
     }
     fill_descriptions(new_options, ref(f"{p}Options"), components, "options")
     defaults_described(new_options)
+    bounded_integers(new_options)
     return {
         f"{p}Move": discriminated(
             f"A {title} move, discriminated by `type` (exactly as listLegalMoves lists it).",
@@ -321,7 +343,28 @@ def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str
                 },
             },
             optional=("options", "seed", "deal", "open_seats"),
-        ),
+        )
+        | {
+            # An open seat is a seat of the game created: below its `seats` (JSON Schema's if/then;
+            # generated types are unaffected).
+            "allOf": [
+                {
+                    "if": {
+                        "properties": {"seats": {"const": n, "description": f"{n} seats."}},
+                        "required": ["seats"],
+                    },
+                    "then": {
+                        "properties": {
+                            "open_seats": {
+                                "items": {"maximum": n - 1},
+                                "description": f"With {n} seats: seats 0 to {n - 1}.",
+                            }
+                        }
+                    },
+                }
+                for n in engine.seat_counts
+            ]
+        },
         f"{p}GameType": obj(
             f"{title}: seat counts and options.",
             {
@@ -459,6 +502,15 @@ def shared_components() -> dict[str, dict[str, Any]]:
                     "items": ref("JsonSchema"),
                     "description": "The value matches at least one of these schemas.",
                 },
+                "allOf": {
+                    "type": "array",
+                    "items": ref("JsonSchema"),
+                    "description": "The value matches every one of these schemas.",
+                },
+                "not": described(ref("JsonSchema"), "The value must not match this schema."),
+                "contains": described(ref("JsonSchema"), "An array has an item matching this schema."),
+                "minContains": integer("The fewest items of an array that match `contains`."),
+                "const": described(ref("JsonValue"), "The one value allowed."),
                 "enum": {
                     "type": "array",
                     "items": ref("JsonValue"),

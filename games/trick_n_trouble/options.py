@@ -24,6 +24,8 @@ CLAUSE_KEYS = {"colour", "min"}
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 # Only bare colour placeholders: a format spec like {0:>99999999} would let a deck blow up views.
 PLACEHOLDER_OR_ESCAPE = re.compile(r"\{[012]\}|\{\{|\}\}")
+# The same rule as a JSON Schema pattern: a text whose braces are all placeholders or escapes.
+TEXT_PATTERN = r"^(?:[^{}]|\{[012]\}|\{\{|\}\})*$"
 MAX_TEXT = 200
 MAX_TASKS = 100
 MAX_CLAUSES = 6
@@ -68,8 +70,15 @@ def options_schema() -> dict[str, Any]:
             "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,39}$"},
             "level": {"type": "integer", "minimum": 1, "maximum": 3},
             "points": {"type": "integer", "minimum": 0},
-            "text": {"type": "string", "minLength": 1, "maxLength": 200},
-            "condition": {"type": "array", "items": clause, "minItems": 1, "maxItems": 6},
+            "text": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_TEXT,
+                "pattern": TEXT_PATTERN,
+                "description": "The task's text: braces only in the colour placeholders `{0}`, `{1}`, "
+                "`{2}` or doubled (`{{`, `}}`).",
+            },
+            "condition": {"type": "array", "items": clause, "minItems": 1, "maxItems": MAX_CLAUSES},
         },
         "required": ["id", "level", "points", "text", "condition"],
         "additionalProperties": False,
@@ -106,12 +115,36 @@ def options_schema() -> dict[str, Any]:
                 "minItems": 3,
                 "maxItems": 3,
                 "uniqueItems": True,
+                "not": {"contains": {"const": "joker"}},
                 "default": list(DEFAULT_COLOURS),
+                "description": "The three suit colours' names, distinct, none of them `joker`.",
             },
             "tasks": {
-                "oneOf": [{"type": "null"}, {"type": "array", "items": task, "maxItems": 100}],
+                "oneOf": [
+                    {"type": "null"},
+                    {
+                        "type": "array",
+                        "items": task,
+                        "maxItems": MAX_TASKS,
+                        # The setup turns up this many tasks of each level face up.
+                        "allOf": [
+                            {
+                                "contains": {
+                                    "properties": {
+                                        "level": {"const": level, "description": f"Level {level}."}
+                                    }
+                                },
+                                "minContains": needed,
+                            }
+                            for level, needed in SETUP_FACE_UP.items()
+                        ],
+                    },
+                ],
                 "default": None,
-                "description": "A replacement task deck (null: the shipped 27 tasks).",
+                "description": "A replacement task deck (null: the shipped 27 tasks). It holds at least "
+                + ", ".join(f"{n} task(s) of level {level}" for level, n in SETUP_FACE_UP.items())
+                + " (the setup turns them face up), and no two tasks share an `id` (which JSON Schema "
+                "cannot say: the server refuses it with `invalid_options`).",
             },
             "first_leader": {
                 "type": "integer",
