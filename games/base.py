@@ -14,6 +14,8 @@ Conventions shared by all games:
 - ``apply`` mutates the state in place and returns the events it produced; callers wanting to
   keep the old state ``clone`` it first (search) or deep-copy it (it is plain JSON data);
   ``apply_unchecked`` is ``apply`` without parsing and checks, for moves ``legal_moves`` listed;
+  ``apply`` itself takes a value ``legal_moves`` has just listed for the same state object at the
+  same action count as checked (``LastListing``), and parses and checks every other move;
   events are read-only: they may share parts with the state (a trick's summary, a raid's coins),
   so a caller that wants to change one deep-copies it;
 - an event is a JSON object with ``"type"``; anything a seat may not see goes under
@@ -24,8 +26,10 @@ Conventions shared by all games:
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeAlias, TypeGuard
+from collections.abc import Mapping
+from typing import Any, Protocol, TypeAlias, TypeGuard, TypeVar
 
+T = TypeVar("T")
 State: TypeAlias = dict[str, Any]
 Move: TypeAlias = dict[str, Any]
 Event: TypeAlias = dict[str, Any]
@@ -216,6 +220,37 @@ class Game(Protocol):
         """`apply` for a move that `legal_moves` listed for `seat` (that very value): no parsing and no
         checks; the same state afterwards and the same events."""
         ...
+
+
+class LastListing:
+    """The moves an engine's `legal_moves` listed last: the state object, its action count and the seat.
+
+    A move `apply` gets that is one of those very values, for that state object at that action
+    count (a move appends one action, so the count is the state's version) and that seat, was
+    checked by the listing: `apply` takes it as `apply_unchecked` does.  Every other move (a move
+    of the API's JSON body, a state read afresh) is parsed and checked.  The entry is one tuple,
+    replaced whole, so threads sharing an engine at worst miss it.
+    """
+
+    __slots__ = ("_entry",)
+
+    def __init__(self) -> None:
+        self._entry: tuple[object, int, int, tuple[object, ...]] = (None, -1, -1, ())
+
+    def remember(self, state: Mapping[str, Any], seat: int, moves: list[T]) -> list[T]:
+        """Remember `moves` as listed for `seat` in `state` now; returns them."""
+        self._entry = (state, len(state["actions"]), seat, tuple(moves))
+        return moves
+
+    def listed(self, state: Mapping[str, Any], seat: int, move: object) -> bool:
+        """True if `move` is one of the very values listed last for `seat` in `state` as it is now."""
+        listed_state, version, listed_seat, moves = self._entry
+        if listed_state is not state or listed_seat != seat or version != len(state["actions"]):
+            return False
+        try:
+            return moves[moves.index(move)] is move  # the value itself, not an equal one
+        except ValueError:
+            return False
 
 
 def is_int(value: object) -> TypeGuard[int]:

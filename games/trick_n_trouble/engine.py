@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from games.base import Event, GameOver, IllegalMove, InvalidOptions, Move, NotYourTurn, State
+from games.base import Event, GameOver, IllegalMove, InvalidOptions, LastListing, Move, NotYourTurn, State
 from games.trick_n_trouble.cards import Edition, edition
 from games.trick_n_trouble.deal import check_deal, deal_game
 from games.trick_n_trouble.moves import HAND_DECISIONS, OPTIONS, parse_move, why_illegal
@@ -306,8 +306,9 @@ def apply(state: State, seat: int, move: Move) -> list[Event]:
     MalformedMove, GameOver, NotYourTurn, IllegalMove)."""
     s: TnTState = state  # type: ignore[assignment]  # the typed view of the same dict, no call
     tables = edition(s["header"]["options"])
-    for check in CHECKS:
-        move = check(s, seat, move, tables)
+    if not LISTED.listed(state, seat, move):  # a value listed for this state version was checked
+        for check in CHECKS:
+            move = check(s, seat, move, tables)
     events: list[Event] = []
     for stage in STAGES:
         stage(s, seat, move, tables, events)
@@ -328,13 +329,17 @@ def apply_unchecked(state: State, seat: int, move: Move) -> list[Event]:
 # ------------------------------------------------------------------------------ asking the state
 
 
+# What `legal_moves` listed last: `apply` takes one of those values for that state version unchecked.
+LISTED = LastListing()
+
+
 def legal_moves(state: State, seat: int) -> list[Move]:
     """Every move `seat` may make now, exactly as `apply` accepts it; [] if none."""
     s: TnTState = state  # type: ignore[assignment]
     phase = s["phase"]
     if phase == "over" or seat != s["turn"]:
         return []
-    return OPTIONS[phase](s, seat, edition(s["header"]["options"]))
+    return LISTED.remember(state, seat, OPTIONS[phase](s, seat, edition(s["header"]["options"])))
 
 
 def to_move(state: State) -> list[int]:

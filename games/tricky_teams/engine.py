@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from games.base import Event, FrozenDict, GameOver, IllegalMove, InvalidOptions, Move, NotYourTurn, is_int
+from games.base import (
+    Event,
+    FrozenDict,
+    GameOver,
+    IllegalMove,
+    InvalidOptions,
+    LastListing,
+    Move,
+    NotYourTurn,
+    is_int,
+)
 from games.base import State as JsonState
 from games.tricky_teams.cards import (
     CARD_ID,
@@ -188,18 +198,22 @@ def is_over(state: State) -> bool:
     return state["phase"] == "over"
 
 
+# What `legal_moves` listed last: `apply` takes one of those values for that state version unchecked.
+LISTED = LastListing()
+
+
 def legal_moves(state: State, seat: int) -> list[FrozenDict]:
     """Every move `seat` may make now, exactly as `apply` accepts it (empty when not its turn)."""
     if seat != state["turn"] or type(seat) is not int:  # turn is None once the game is over
         return []
     phase = state["phase"]
     if phase == "play":
-        return play_moves(state, seat)
+        return LISTED.remember(state, seat, play_moves(state, seat))
     if phase == "take-loot":
         pending = state["pending"]
         assert pending is not None
-        return take_loot_moves(pending["cards"])
-    return choose_leader_moves(state["seats"])
+        return LISTED.remember(state, seat, take_loot_moves(pending["cards"]))
+    return LISTED.remember(state, seat, choose_leader_moves(state["seats"]))
 
 
 # ---------------------------------------------------------------------------- applying a move
@@ -212,6 +226,8 @@ def apply(state: State, seat: int, move: Move) -> list[Event]:
     IllegalMove), make it (`apply_unchecked`).  The action list records the engine's own
     immutable move value, never the caller's `move`.
     """
+    if LISTED.listed(state, seat, move):  # a value listed for this state version: checked by the listing
+        return apply_unchecked(state, seat, move)
     parsed = parse_move(move, state["seats"])
     check_move(state, seat, parsed)
     return apply_unchecked(state, seat, parsed)
