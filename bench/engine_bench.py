@@ -1,6 +1,7 @@
 """Random-playout benchmark of every registered engine, with OpenSpiel hearts and RLCard bridge as peers.
 
 Usage: .venv/bin/python bench/engine_bench.py [--seconds 2] [--runs 5] [--seats 4]
+       .venv/bin/python bench/engine_bench.py --opcodes tricky-teams [--games 5]
 
 Every decision calls the engine's `legal_moves` and applies a uniformly random one of them; a
 game counts from `new_game` to its end.  Each figure is the median of `--runs` timed runs of
@@ -8,6 +9,10 @@ about `--seconds` of CPU time each, pinned to one CPU core.  Rates are per CPU s
 process (`time.process_time`), so other load on a shared machine does not count against an
 engine; the wall-clock rate is printed beside it.  Peers whose package is missing are reported as
 such, never estimated.
+
+`--opcodes GAME` says where a decision's time goes instead, independent of the machine's load:
+the bytecodes each function runs per decision (`sys.settrace` opcode events) over the same loop
+of `--games` seeded games, after a warm-up game.
 """
 
 from __future__ import annotations
@@ -16,8 +21,12 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import time
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from games.registry import GAMES
@@ -46,6 +55,11 @@ def timed_playouts(play_game: Callable[[random.Random, int], int]) -> Playout:
 
 def engine_playout(name: str, seats: int) -> Playout:
     """Random playouts of a registered game, `legal_moves` at every decision."""
+    return timed_playouts(engine_playout_game(name, seats))
+
+
+def engine_playout_game(name: str, seats: int) -> Callable[[random.Random, int], int]:
+    """One random game of a registered game, `legal_moves` at every decision, as a function."""
     game = GAMES[name]
 
     def play_game(rng: random.Random, game_seed: int) -> int:
@@ -61,7 +75,31 @@ def engine_playout(name: str, seats: int) -> Playout:
                     break
         return decisions
 
-    return timed_playouts(play_game)
+    return play_game
+
+
+def opcodes_per_decision(name: str, seats: int, games: int) -> tuple[int, Counter[str]]:
+    """Decisions of `games` seeded random games of the bench loop, and the bytecodes each function ran."""
+    play_game = engine_playout_game(name, seats)
+    play_game(random.Random(0), 10**9)  # warm-up: import-time and first-call tables are not counted
+    counts: Counter[str] = Counter()
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        if event == "opcode":
+            code = frame.f_code
+            counts[f"{Path(code.co_filename).name}:{code.co_name}"] += 1
+        return tracer
+
+    decisions = 0
+    sys.settrace(tracer)
+    try:
+        for game_seed in range(games):
+            decisions += play_game(random.Random(game_seed), game_seed)
+    finally:
+        sys.settrace(None)
+    return decisions, counts
 
 
 def openspiel_hearts_playout() -> Playout | str:
@@ -149,7 +187,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per engine (median reported)")
     parser.add_argument("--seats", type=int, default=4, help="players per game (if the game allows it)")
+    parser.add_argument("--opcodes", metavar="GAME", help="bytecodes per decision by function, of one game")
+    parser.add_argument("--games", type=int, default=5, help="with --opcodes: seeded games traced")
     args = parser.parse_args()
+    if args.opcodes:
+        counts = GAMES[args.opcodes].seat_counts
+        seats = args.seats if args.seats in counts else counts[0]
+        decisions, ops = opcodes_per_decision(args.opcodes, seats, args.games)
+        print(f"{args.opcodes} ({seats}p): {sum(ops.values()) / decisions:.0f} bytecodes per decision")
+        for function, count in ops.most_common(30):
+            print(f"{count / decisions:8.1f}  {function}")
+        return
     load = "/".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     print(
         f"engine bench: {pin_to_one_core()}, {args.runs} runs x {args.seconds:.1f} CPU s, median; load {load}"
