@@ -11,23 +11,29 @@ Every data document is bounded whatever the history behind it: a standings page 
 `STANDINGS_PAGE_DEFAULT`), rating lines for the page's
 first `CHART_LINES` entrants (at most `harness.standings.HISTORY_POINTS` points each), at most
 `MAX_MATCH_WINDOW` matches (``matches_offset``, ``matches_limit``, by default `MATCH_WINDOW`),
+a bot's page at most `harness.botrecords.MAX_PAGE` matches and its latest
+`harness.botrecords.LEAGUES_SHOWN` leagues,
 the latest `ROUNDS_SHOWN` rounds of a league, the first `ENTRANTS_SHOWN` entrants of each
 tournament on the home page.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_from_directory
 
+from api.bot_records_api import CURSOR_PATTERN
 from api.context import app_context
 from api.schemas import GAME_ID_PATTERN
+from core.bot_registry import BotNotFound
 from core.errors import ServiceError
 from core.service import GameService
 from games.base import GameError
 from games.registry import get_game
+from harness import botrecords
 from harness import tournaments as t
 from harness.ratings import Rating, competitive_events, cooperative_events, rate
 from harness.runner import HarnessContext
@@ -76,12 +82,17 @@ def index() -> Response:
 
 
 # Pages with an id in their path: the page reads the id from its own URL.
-ID_PAGES = {"tournaments": "tournament.html", "leagues": "league.html", "games": "viewer.html"}
+ID_PAGES = {
+    "tournaments": "tournament.html",
+    "leagues": "league.html",
+    "games": "viewer.html",
+    "bots": "bot.html",
+}
 
 
 @bp.get("/<kind>/<ident>")
 def id_page(kind: str, ident: str) -> Response:
-    """A tournament (standings, chart, heat map, matches), a league, or the game viewer."""
+    """A tournament (standings, chart, heat map, matches), a league, a bot, or the game viewer."""
     page = ID_PAGES.get(kind)
     if page is None:
         abort(404)
@@ -219,6 +230,51 @@ def league_data(lid: str) -> Response:
     )
 
 
+@bp.get("/data/bots/<bot_id>")
+def bot_data(bot_id: str) -> Response:
+    """What a bot's page shows: the bot, its results per version, a page of its matches (newest
+    first, `matches_limit`, `cursor`) and its rating line in each of its latest leagues."""
+
+    _check_id(bot_id)
+    ctx = _context()
+    try:
+        bot = ctx.bots.get(bot_id)
+    except BotNotFound:
+        return _not_found(f"no bot {bot_id}")
+    limit = _int_arg("matches_limit", botrecords.DEFAULT_PAGE, 1, botrecords.MAX_PAGE)
+    cursor = request.args.get("cursor") or None
+    if cursor is not None and not re.fullmatch(CURSOR_PATTERN, cursor):
+        cursor = None
+    page = botrecords.bot_matches(ctx, bot_id, limit=limit, cursor=cursor)
+    leagues = []
+    for lid in botrecords.bot_leagues(ctx, bot_id):
+        try:
+            info = t.league_overview(ctx, lid, rounds=0)
+        except t.LeagueNotFound:
+            continue
+        history = t.rating_history(ctx, f"l:{lid}", [bot_id])
+        leagues.append(
+            {
+                "league_id": lid,
+                "name": info.get("name"),
+                "game": info["game"],
+                "events": history["events"],
+                "points": history["series"].get(bot_id, []),
+            }
+        )
+    others = [b for m in page.matches for b in m["table"]]
+    return jsonify(
+        {
+            "bot": bot,
+            "versions": botrecords.version_summary(ctx, bot_id),
+            "matches": page.matches,
+            "next_cursor": page.next_cursor,
+            "leagues": leagues,
+            "names": _names(ctx, [bot_id, *others]),
+        }
+    )
+
+
 def _perspectives(seats: int, raw: str | None) -> list[int | None]:
     if raw in (None, "", "spectator"):
         return [None]
@@ -241,7 +297,6 @@ def game_frames(gid: str) -> Response:
     Views of a finished game are computed from its replay, which the API only gives out once
     the game is over, so no hidden card of a running game leaves through here.
     """
-    import re
 
     if not re.fullmatch(GAME_ID_PATTERN.strip("^$"), gid):
         return _not_found(f"no game {gid}")

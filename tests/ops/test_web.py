@@ -113,6 +113,65 @@ def test_tournament_page_shows_final_standings_chart_heat_map_and_matches(
     assert page.errors == []
 
 
+def test_bot_page_shows_its_matches_versions_faults_and_rating_across_leagues(
+    page: Any, arena: Arena, shots: Path
+) -> None:
+    """Rule (issue 18, My bot): bot names in the standings, match lists and home page link to
+    the bot's page, which shows its matches newest first (the same ones, in the same order, as
+    listBotMatches, paged with "older"), its results and faults by reason per version, and its
+    rating line in each league it plays."""
+    bot_id = arena.bots["random"]
+    page.goto(f"{arena.served.base}/web/")
+    page.wait_for_selector("#tournament-list")
+    # Both tournaments and the league round list it.
+    links = page.locator(f'#tournament-list a[href="/web/bots/{bot_id}"]')
+    assert links.count() == len(arena.tournaments) + 1
+    page.goto(f"{arena.served.base}/web/tournaments/{arena.tournaments['tricky-teams']}")
+    page.wait_for_selector("#standings")
+    assert page.locator(f'#match-list a[href="/web/bots/{bot_id}"]').count() > 0
+    page.click(f'#standings a[href="/web/bots/{bot_id}"]')
+    page.wait_for_selector("#match-list")
+    assert page.locator("#title").inner_text() == "random"
+    api = arena.served.base
+    first = requests.get(f"{api}/bots/{bot_id}/matches?limit=50", timeout=10).json()
+    shown = [row.get_attribute("data-match") for row in page.locator("#match-list tr[data-match]").all()]
+    assert shown == [f"{m['tournament_id']}:{m['index']}" for m in first["matches"]]
+    # Ten a page: "older" walks every page, in the API's order; "newer" comes back.
+    page.goto(f"{api}/web/bots/{bot_id}?limit=10")
+    page.wait_for_selector("#match-list")
+    everything: list[str] = []
+    pages = 0
+    while True:
+        rows = page.locator("#match-list tr[data-match]")
+        assert 1 <= rows.count() <= 10
+        everything += [row.get_attribute("data-match") for row in rows.all()]
+        pages += 1
+        if page.locator("#older").count() == 0:
+            break
+        before = rows.first.get_attribute("data-match")
+        page.click("#older")
+        page.wait_for_function(
+            f"document.querySelector('#match-list tr[data-match]').dataset.match !== {before!r}"
+        )
+    assert pages >= 3 and len(everything) == len(set(everything))
+    page.click("#newer")
+    page.wait_for_selector("#older")
+    expected = set()
+    for tid in [*arena.tournaments.values(), f"{arena.league}r1"]:
+        listing = requests.get(f"{api}/tournaments/{tid}/matches?limit=500", timeout=10).json()["matches"]
+        expected |= {(tid, r["index"]) for r in listing if bot_id in r["seats"]}
+    assert set(everything) == {f"{tid}:{index}" for tid, index in expected}
+    # Per version: the league round's Tricky Teams games (the practice tournaments are left out).
+    version = requests.get(f"{api}/bots/{bot_id}", timeout=10).json()["version"]
+    rows = page.locator("#version-list tr[data-version]")
+    assert rows.count() == 1 and rows.first.get_attribute("data-version") == version
+    assert "tricky-teams" in rows.first.inner_text()
+    assert page.locator("#leagues svg polyline").count() == 1
+    assert "Nightly" in page.locator("#leagues").inner_text()
+    page.screenshot(path=str(shots / "bot.png"), full_page=True)
+    assert page.errors == []
+
+
 def test_league_page_shows_standings_over_its_rounds(page: Any, arena: Arena, shots: Path) -> None:
     """Rule: a league lists on the home page; its page shows standings, rating lines and each round."""
     page.goto(f"{arena.served.base}/web/")

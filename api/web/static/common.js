@@ -21,6 +21,9 @@ TA.pct = (x) => (x === null || x === undefined) ? "–" : `${Math.round(x * 100)
 
 TA.badge = (status) => `<span class="badge ${TA.esc(status)}">${TA.esc(status)}</span>`;
 
+// A bot's name linking to its page (/web/bots/<id>); `names`: id -> name.
+TA.botLink = (id, names) => `<a class="bot" href="/web/bots/${encodeURIComponent(id)}">${TA.esc((names || {})[id] || id)}</a>`;
+
 TA.header = () => {
   const el = document.createElement("header");
   el.className = "top";
