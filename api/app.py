@@ -15,7 +15,18 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from api import bot_records_api, bots_api, bounds, context, games_api, limits, ops, tournaments_api, web
+from api import (
+    bot_records_api,
+    bots_api,
+    bounds,
+    context,
+    games_api,
+    limits,
+    matches_api,
+    ops,
+    tournaments_api,
+    web,
+)
 from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
@@ -136,7 +147,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
 
     api.register_blueprint(games_api.blp)
-    for module in (bots_api, bot_records_api, tournaments_api, ops, web):
+    for module in (bots_api, bot_records_api, tournaments_api, matches_api, ops, web):
         module.register(api, app)
 
     app.register_error_handler(Exception, error_response)

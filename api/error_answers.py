@@ -39,6 +39,7 @@ ERROR_CODES: dict[str, str] = {
     "bot_not_found": "404: no such bot.",
     "tournament_not_found": "404: no such tournament.",
     "league_not_found": "404: no such league.",
+    "match_not_found": "404: the tournament has no match of that index (`details.matches` is how many).",
     "method_not_allowed": "405: the path does not take this method (`Allow` lists those it takes).",
     # 409: the state of what the request is about
     "conflict": "409: the request clashes with the current state.",

@@ -539,6 +539,31 @@ class StandingsStatisticsSchema(Schema):
     )
 
 
+class FaultFlagSchema(Schema):
+    """Why an entrant is flagged: most of its calls in this tournament (or league) faulted."""
+
+    class Meta:
+        name = "FaultFlag"
+
+    reason = fields.String(
+        required=True,
+        metadata={
+            "description": 'In plain words, from the dominant fault, e.g. "every request answered 401 '
+            'bad_signature: is the secret right?".'
+        },
+    )
+    fault = fields.String(
+        required=True,
+        metadata={
+            "description": "The dominant fault reason: a fault code, for `http_status` refined with the "
+            "HTTP status and the error code of the bot's JSON body (`http_status:401:bad_signature`)."
+        },
+    )
+    share = fields.Float(
+        required=True, metadata={"description": "Faults / calls of the entrant (over 0.5 when flagged)."}
+    )
+
+
 class StandingsRowSchema(Schema):
     """One entrant's line of the standings."""
 
@@ -598,6 +623,14 @@ class StandingsRowSchema(Schema):
         keys=fields.String(),
         values=fields.Integer(),
         metadata={"description": "With `by=version`: this version's faults by fault code."},
+    )
+    flag = fields.Nested(
+        FaultFlagSchema,
+        allow_none=True,
+        metadata={
+            "description": "Set when more than half of the entrant's /move calls faulted, with the reason "
+            "in plain words; null otherwise."
+        },
     )
     not_separated_from = fields.List(
         fields.String(),

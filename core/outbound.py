@@ -53,13 +53,20 @@ DEFAULT_TIMEOUT_S = 5.0
 USER_AGENT = "TrickArena/1 (+bot protocol)"
 
 
+# How much of a refused answer's body an OutboundError keeps (shown to the bot's owner).
+ERROR_BODY_BYTES = 512
+
+
 class OutboundError(Exception):
     """An outbound call was refused or failed; `code` is machine-readable (a FaultCode or a URL error)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, status: int | None = None, body: bytes = b"") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        # An answer that arrived but is refused (non-200, not JSON): its status and its first bytes.
+        self.status = status
+        self.body = body[:ERROR_BODY_BYTES]
 
 
 # --------------------------------------------------------------------------- address policy
@@ -381,7 +388,9 @@ class Response:
         try:
             return orjson.loads(self.body)
         except (orjson.JSONDecodeError, ValueError, UnicodeDecodeError) as exc:
-            raise OutboundError(FaultCode.MALFORMED_BODY, f"body is not JSON: {exc}") from None
+            raise OutboundError(
+                FaultCode.MALFORMED_BODY, f"body is not JSON: {exc}", self.status, self.body
+            ) from None
 
 
 class BotSession:
@@ -495,7 +504,9 @@ class BotSession:
         assert resp is not None
         result = Response(resp.status, b"".join(chunks), elapsed, dict(resp.getheaders()))
         if resp.status != 200:
-            raise OutboundError(FaultCode.HTTP_STATUS, f"bot answered HTTP {resp.status}")
+            raise OutboundError(
+                FaultCode.HTTP_STATUS, f"bot answered HTTP {resp.status}", resp.status, result.body
+            )
         return result
 
     def get_json(self, path: str = "/", timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:

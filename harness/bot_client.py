@@ -13,7 +13,7 @@ from typing import Any
 
 from bots.policy import move_key
 from bots.protocol import FaultCode
-from core.outbound import AddressPolicy, BotSession, OutboundError
+from core.outbound import ERROR_BODY_BYTES, AddressPolicy, BotSession, OutboundError
 
 NOTIFY_TIMEOUT_S = 2.0  # /start and /end answers are ignored; don't wait long for them
 
@@ -33,6 +33,15 @@ class MoveAnswer:
     move: dict[str, Any] | None
     fault: str | None
     elapsed_s: float
+    # For a fault: the bot's HTTP status (None when no answer came) and what it said -- the first
+    # `ERROR_BODY_BYTES` of its body -- or the transport error's text.
+    status: int | None = None
+    detail: str | None = None
+
+
+def _snippet(body: bytes) -> str:
+    """The first `ERROR_BODY_BYTES` of a bot's answer as text (undecodable bytes replaced)."""
+    return body[:ERROR_BODY_BYTES].decode("utf-8", "replace")
 
 
 class BotClient:
@@ -42,11 +51,13 @@ class BotClient:
         self.url = url
         self._session: BotSession | None = None
         self._setup_fault: str | None = None
+        self._setup_detail: str | None = None
         try:
             self._session = BotSession(url, secret=secret, policy=policy)
         except OutboundError as exc:
             # A bot whose URL can no longer be used faults on every call, with this code.
             self._setup_fault = str(exc.code) if exc.code in set(FaultCode) else FaultCode.CONNECTION_ERROR
+            self._setup_detail = exc.message
 
     def close(self) -> None:
         """Release the pooled connections."""
@@ -82,19 +93,24 @@ class BotClient:
         """POST /move and check the answer is one of `legal_moves`; faults are returned, not raised."""
         start = time.monotonic()
         if self._session is None:
-            return MoveAnswer(None, self._setup_fault, 0.0)
+            return MoveAnswer(None, self._setup_fault, 0.0, detail=self._setup_detail)
         try:
             response = self._session.request("POST", "/move", message, timeout_s)
             body = response.json()
         except OutboundError as exc:
-            return MoveAnswer(None, str(exc.code), time.monotonic() - start)
+            detail = _snippet(exc.body) if exc.status is not None else exc.message
+            return MoveAnswer(None, str(exc.code), time.monotonic() - start, exc.status, detail)
         elapsed = time.monotonic() - start
         if not isinstance(body, dict) or not isinstance(body.get("move"), dict):
-            return MoveAnswer(None, FaultCode.MALFORMED_BODY.value, elapsed)
+            return MoveAnswer(
+                None, FaultCode.MALFORMED_BODY.value, elapsed, response.status, _snippet(response.body)
+            )
         move = body["move"]
         wanted = move_key(move)
         for legal in legal_moves:
             # `==` first (cheap); the canonical JSON then keeps the match exact (1 is not 1.0 or true).
             if legal == move and move_key(legal) == wanted:
                 return MoveAnswer(legal, None, elapsed)
-        return MoveAnswer(None, FaultCode.ILLEGAL_MOVE.value, elapsed)
+        return MoveAnswer(
+            None, FaultCode.ILLEGAL_MOVE.value, elapsed, response.status, _snippet(response.body)
+        )

@@ -22,6 +22,13 @@ Fault-proofing, in the order a match goes:
   passes the fault threshold it is marked unrated for the match and no longer called in it
   (its remaining moves are fallbacks), so a hanging bot can't stall the tournament.
 - **Exactly once.** The result is written with a Lua HSETNX that also counts completions.
+- **Decision records.** Every decision leaves a compact record (`harness.store.encode_decision`:
+  seat, latency, outcome, whether the fallback was played, and for a fault the bot's
+  HTTP status and the first 512 bytes of its answer or the transport error). They are buffered
+  and travel with the writes the runner makes anyway -- the write-ahead record (so a fault's
+  record is stored before its move) and the result -- so they cost no round trip of their own.
+  A resumed run re-creates the records a dead run had not stored from the game's actions (each
+  an accepted answer, as above) without their latency.
 """
 
 from __future__ import annotations
@@ -43,13 +50,19 @@ from core.service import GameService
 from core.telemetry import BOT_LATENCY_BUCKETS, latency_bucket, record_match
 from games.base import Game
 from games.registry import get_game
-from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient
+from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient, MoveAnswer
+from harness.faults import add_reason, fault_reason
 from harness.scheduling import derive_seed
-from harness.store import HarnessStore
+from harness.store import HarnessStore, encode_decision
 
 log = logging.getLogger("trickarena.harness")
 
 LEASE_MARGIN_MS = 5000
+# A fault's answer body (or transport error) is kept for a seat's first faults of a match only.
+DETAIL_FAULTS = 8
+DETAIL_CHARS = 512
+# The outcome of a decision the bot was not asked for (it was past the fault threshold).
+NOT_ASKED = "not_asked"
 
 
 def is_cooperative(game: str) -> bool:
@@ -115,6 +128,10 @@ class _Accounting:
     # /move answer times as histogram bucket counts (api.ops.latency_bucket) and their sum.
     latency_counts: list[int] = field(default_factory=lambda: [0] * (len(BOT_LATENCY_BUCKETS) + 1))
     latency_s: float = 0.0
+    # Per seat: the /move calls made (a seat past the threshold is no longer called) and its
+    # faults by reason (`harness.faults.fault_reason`).
+    calls: list[int] = field(default_factory=list)
+    reasons: list[dict[str, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (stored in the write-ahead record)."""
@@ -128,12 +145,16 @@ class _Accounting:
             "unrated": self.unrated,
             "latency_counts": self.latency_counts,
             "latency_s": self.latency_s,
+            "calls": self.calls,
+            "reasons": self.reasons,
         }
 
     @classmethod
     def fresh(cls, seats: int, bank_ms: int) -> _Accounting:
         """Accounting at the start of a match: no faults, full banks."""
-        return cls([0] * seats, [{} for _ in range(seats)], [bank_ms] * seats, [None] * seats)
+        acct = cls([0] * seats, [{} for _ in range(seats)], [bank_ms] * seats, [None] * seats)
+        acct.calls, acct.reasons = [0] * seats, [{} for _ in range(seats)]
+        return acct
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> _Accounting:
@@ -151,6 +172,10 @@ class _Accounting:
         if counts is not None and len(counts) == len(acct.latency_counts):
             acct.latency_counts = [int(n) for n in counts]
             acct.latency_s = float(data.get("latency_s", 0.0))
+        seats = len(acct.faults)
+        # Absent from records written before the decision records.
+        acct.calls = [int(n) for n in data.get("calls") or [0] * seats]
+        acct.reasons = [dict(r) for r in data.get("reasons") or [{} for _ in range(seats)]]
         return acct
 
 
@@ -262,6 +287,9 @@ class MatchRun:
         self.clock = _Clock(next_renew=time.monotonic() + ttl_ms / 3000)
         self.bot_s_before = self.acct.bot_s
         self.decisions_before = 0
+        # Decision records (`encode_decision` lines) not stored yet: they go with the next WAL or
+        # the result.
+        self.pending: list[str] = []
         self.game: StoredGame
 
     # -- steps -----------------------------------------------------------------------------
@@ -288,16 +316,23 @@ class MatchRun:
             # Actions after the WAL's own move were accepted answers: a fault would have written one.
             for action in self.game.state["actions"][int(wal["actions"]) + 1 :]:
                 self.acct.previous[int(action["seat"])] = {"status": MoveStatus.ACCEPTED.value, "fault": None}
+        # The records a dead run had buffered: accepted answers (or, past the threshold, fallbacks).
+        actions = self.game.state["actions"]
+        for k in range(int(self.runtime.get("decisions", 0)), len(actions)):
+            seat = int(actions[k]["seat"])
+            self.pending.append(encode_decision(seat, None, NOT_ASKED if seat in self.acct.unrated else "ok"))
         self.acct.decisions = len(self.game.state["actions"])
         self.decisions_before = self.acct.decisions
 
     def connect_bots(self) -> None:
-        """One keep-alive client per bot (a deleted bot's seats get fallbacks)."""
+        """One keep-alive client per bot (a deleted bot's seats get fallbacks); record their versions."""
         for bot_id in set(self.seats):
             record = self.ctx.bot(bot_id)
             url = record.url if record else "http://invalid.invalid/"
             self.clients[bot_id] = BotClient(url, record.secret if record else None, self.ctx.policy)
             self.versions[bot_id] = record.version if record else ""
+        # Also readable while the match plays (getTournamentMatch); the result records them too.
+        self.ctx.store.set_bot_versions(self.tid, self.index, [self.versions[b] for b in self.seats])
 
     def start(self) -> None:
         """POST /start to every seat's bot, then renew the lease (slow answers must not outlive it)."""
@@ -336,11 +371,13 @@ class MatchRun:
         state = self.game.state
         seat = self.engine.to_move(state)[0]
         legal = self.engine.legal_moves(state, seat)
-        move, fault, bank_changed = self.ask(seat, legal)
+        asked = self.ask(seat, legal)
+        move = asked.answer.move if asked else None
         if move is None:
             move = fallback_move(legal, int(self.match["match_seed"]), self.game.version)
-        self.account(seat, fault)
-        self.write_ahead(seat, move, fault, bank_changed)
+        self.account(seat, asked)
+        fault = asked.answer.fault if asked else None
+        self.write_ahead(seat, move, fault, asked is not None and asked.over_ms > 0)
         self.commit(seat, move)
 
     def finish(self) -> MatchOutcome:
@@ -369,7 +406,8 @@ class MatchRun:
         record = _result_record(self.spec, self.match, self.game.game_id, result, self.acct, timing)
         record["versions"] = [self.versions.get(bot, "") for bot in self.seats]
         store = self.ctx.store
-        recorded, completed = store.record_result(self.tid, self.index, record)
+        recorded, completed = store.record_result(self.tid, self.index, record, self.pending)
+        self.pending = []
         if recorded:
             record_match(store.client, store.prefix, self.spec["game"], record)  # platform-wide /metrics
         # The write-ahead record served until the result was in; the match's hash keeps its game id.
@@ -382,13 +420,13 @@ class MatchRun:
             client.close()
 
     # -- the parts of a decision -----------------------------------------------------------
-    def ask(self, seat: int, legal: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str | None, bool]:
-        """The seat's bot's answer: (move or None, fault code or None, whether its time bank changed).
-
-        A bot over the fault threshold is no longer asked in this match (its moves are fallbacks).
+    def ask(self, seat: int, legal: list[dict[str, Any]]) -> _Asked | None:
+        """The seat's bot's answer (move or fault, timing, and how far past the deadline: the time
+        taken from its bank), or None for a bot over the fault threshold: it is no longer asked in
+        this match (its moves are fallbacks).
         """
         if seat in self.acct.unrated:
-            return None, None, False
+            return None
         acct = self.acct
         message = {
             "match_id": self.match_id,
@@ -410,16 +448,31 @@ class MatchRun:
         over_ms = int(answer.elapsed_s * 1000) - self.deadline_ms
         if over_ms > 0:
             acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
-        return answer.move, answer.fault, over_ms > 0
+        return _Asked(answer, over_ms)
 
-    def account(self, seat: int, fault: str | None) -> None:
-        """Count a fault (and mark the seat unrated past the threshold); set what the bot is told next."""
+    def account(self, seat: int, asked: _Asked | None) -> None:
+        """Count a fault (and mark the seat unrated past the threshold); set what the bot is told
+        next; keep the decision's record (a bot not asked: a fallback, not a fault)."""
         acct = self.acct
+        if asked is None:
+            acct.decisions += 1
+            self.pending.append(encode_decision(seat, None, NOT_ASKED))
+            return
+        acct.calls[seat] += 1
+        answer = asked.answer
+        fault = answer.fault
+        latency_ms = round(answer.elapsed_s * 1000)
         if fault is not None:
             acct.faults[seat] += 1
             acct.fault_codes[seat][fault] = acct.fault_codes[seat].get(fault, 0) + 1
+            add_reason(acct.reasons[seat], fault_reason(fault, answer.status, answer.detail))
             if acct.faults[seat] > self.threshold and seat not in acct.unrated:
                 acct.unrated.append(seat)
+            keep = answer.detail is not None and acct.faults[seat] <= DETAIL_FAULTS
+            kept = answer.detail[:DETAIL_CHARS] if keep and answer.detail else None
+            self.pending.append(encode_decision(seat, latency_ms, fault, answer.status, kept))
+        else:
+            self.pending.append(encode_decision(seat, latency_ms, "ok"))
         acct.previous[seat] = {
             "status": (MoveStatus.REPLACED if fault else MoveStatus.ACCEPTED).value,
             "fault": fault,
@@ -440,8 +493,12 @@ class MatchRun:
             "fault": fault,
             "acct": self.acct.to_dict(),
         }
-        if not self.ctx.store.write_wal_and_renew(self.tid, self.index, wal_record, self.token, self.ttl_ms):
+        written = self.ctx.store.write_wal_and_renew(
+            self.tid, self.index, wal_record, self.token, self.ttl_ms, self.pending
+        )
+        if not written:
             raise LeaseLost(f"lost the lease of match {self.match_id}")
+        self.pending = []
 
     def commit(self, seat: int, move: dict[str, Any]) -> None:
         """Apply `move` through the game service (the API's own write path) at the version we hold.
@@ -463,6 +520,14 @@ class MatchRun:
             self.clients[bot_id].notify(path, message(seat), timeout_s)
             for seat, bot_id in enumerate(self.seats)
         )
+
+
+@dataclass
+class _Asked:
+    """A bot's answer to one /move and how many ms past the deadline it came (taken from the bank)."""
+
+    answer: MoveAnswer
+    over_ms: int
 
 
 class LeaseLost(RuntimeError):
@@ -489,6 +554,9 @@ def _result_record(
         "winners": list(result["winners"]),
         "faults": acct.faults,
         "fault_codes": acct.fault_codes,
+        # Per seat: /move calls made and faults by reason (the standings' flag, harness.faults).
+        "calls": acct.calls,
+        "reasons": acct.reasons,
         "unrated": sorted(acct.unrated),
         "decisions": acct.decisions,
         # The whole match's /move times (a resume may miss those after the last write-ahead record).

@@ -5,7 +5,8 @@ A *result* is the JSON record the runner stores once per match::
     {"index", "deal", "table", "rotation", "seats": [bot per seat], "scores": [per seat],
      "winners": [seats], "faults": [count per seat], "fault_codes": [{code: n} per seat],
      "unrated": [seats over the fault threshold], "team_score", "reached",  # these two: cooperative
-     "versions": [each seat's bot version when the match ran]}  # absent from older results: ""
+     "versions": [each seat's bot version when the match ran],  # absent from older results: ""
+     "calls": [/move calls per seat], "reasons": [{reason: n} per seat]}  # harness.faults
 
 Counting is per seat: a bot filling two seats of a match plays two seat-games there (it holds two
 hands). A win is a seat among the winners; a *shared* win is such a seat when several seats won
@@ -31,6 +32,7 @@ import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from harness.faults import add_reason, fault_flag
 from harness.ratings import (
     CooperativeChain,
     Rating,
@@ -172,11 +174,14 @@ def compute_standings(
     wins = {e: 0 for e in entrants}
     shared = {e: 0 for e in entrants}
     reached = {e: 0 for e in entrants}
+    calls: dict[str, dict[str, Any]] = {e: {"f": 0} for e in entrants}
     for res in results:
         winners = set(res.get("winners", ()))
         for seat, bot in enumerate(res["seats"]):
             if bot not in per_deal:
                 continue  # a bot that left a league keeps its results out of this table
+            calls[bot]["f"] += int((res.get("faults") or [0] * len(res["seats"]))[seat])
+            count_calls(calls[bot], res, seat)
             value = float(res["team_score"] if cooperative else res["scores"][seat])
             per_deal[bot].setdefault(int(res["deal"]), []).append(value)
             if seat in winners:
@@ -207,6 +212,7 @@ def compute_standings(
             "rating": rating.to_dict(),
             "faults": faults[e]["total"],
             "unrated_matches": faults[e]["unrated_matches"],
+            "flag": row_flag(calls[e]),
         }
         if cooperative:
             row["threshold_rate"] = reached[e] / len(values) if values else None
@@ -486,6 +492,7 @@ class Tally:
                 row["f"] += int(faults[seat])
                 for code, n in codes[seat].items():
                     row["by"][code] = row["by"].get(code, 0) + int(n)
+                count_calls(row, res, seat)
             add_to_clusters(self._cluster(bot), deal, value)
         for bot in {seats[s] for s in res.get("unrated", ())}:
             self.row(bot)["um"] += 1
@@ -676,10 +683,28 @@ def render_row(
         "not_separated_from": shown,
         "not_separated_count": int(stat["nc"]) if stat is not None else None,
         "separated": stat is not None and int(stat["nc"]) == 0,
+        "flag": row_flag(row),
     }
     if cooperative:
         out["threshold_rate"] = row["re"] / games if games else None
     return out
+
+
+def count_calls(row: dict[str, Any], res: Mapping[str, Any], seat: int) -> None:
+    """Add a result seat's /move calls (``c``) and faults by reason (``rs``) to a bot's row (results
+    from before the decision records carry neither)."""
+    calls = res.get("calls")
+    if not calls:
+        return
+    row["c"] = int(row.get("c", 0)) + int(calls[seat])
+    reasons = row.setdefault("rs", {})
+    for reason, n in (res.get("reasons") or [{} for _ in calls])[seat].items():
+        add_reason(reasons, reason, int(n))
+
+
+def row_flag(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The row's flag (`harness.faults.fault_flag`): most of the bot's calls faulted, and why."""
+    return fault_flag(int(row.get("c", 0)), int(row["f"]), row.get("rs") or {})
 
 
 def fault_entry(row: Mapping[str, Any]) -> dict[str, Any]:

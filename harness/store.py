@@ -8,7 +8,10 @@ Layout (every key under the configured prefix, built by `HarnessStore.key_for`):
 - ``t:<tid>`` — hash: ``spec`` (JSON), ``status``, ``total``, ``completed``, ``created_at``,
   ``started_at``, ``finished_at``;
 - ``t:<tid>:matches`` — hash: match index -> the match's `MatchSpec` JSON (fixed at creation);
-- ``t:<tid>:m:<i>`` — hash: ``game_id`` and ``wal`` (the runner's write-ahead record, see runner);
+- ``t:<tid>:m:<i>`` — hash: ``game_id``, ``wal`` (the runner's write-ahead record, see runner) and
+  ``versions`` (each seat's bot version);
+- ``t:<tid>:m:<i>:d`` — string: the match's decision records, one line per decision
+  (`encode_decision`), at most `MAX_DECISION_BYTES`;
 - ``t:<tid>:results`` — hash: match index -> result JSON, written once (`record_result`);
 - ``t:<tid>:lease:<i>`` — the running match's lease (owner token, expires);
 - ``t:<tid>:standings`` — the final standings JSON of tournaments from before the live standings
@@ -51,15 +54,34 @@ import redis
 from core.repository import REDIS_TIMEOUT_S
 from harness.standings import seat_versions
 
-# Record a result exactly once and count it in the same atomic step.
-# KEYS: results hash, tournament hash. ARGV: match index, result JSON.
+# Append the runner's pending decision lines to the match's string, at most `cap` bytes: a batch
+# that does not fit fills the string up to the cap (NUL bytes), so no later batch is stored after
+# a gap. (Shared by the two scripts below: the records travel with a write the runner makes anyway.)
+_PUSH_DECISIONS = """
+local function push_decisions(key, cap, lines)
+  if #lines == 0 then return end
+  local used = redis.call('STRLEN', key)
+  if used + #lines <= cap then
+    redis.call('APPEND', key, lines)
+  elseif used < cap then
+    redis.call('SETRANGE', key, cap - 1, '\\0')
+  end
+end
+"""
+
+# Record a result exactly once and count it in the same atomic step, with the last decisions.
+# KEYS: results hash, tournament hash, decisions list. ARGV: match index, result JSON, cap, records.
 # Returns {1, completed} when recorded now, {0, completed} when it was already there.
-_RECORD_LUA = """
+_RECORD_LUA = (
+    _PUSH_DECISIONS
+    + """
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  push_decisions(KEYS[3], tonumber(ARGV[3]), ARGV[4])
   return {1, redis.call('HINCRBY', KEYS[2], 'completed', 1)}
 end
 return {0, tonumber(redis.call('HGET', KEYS[2], 'completed') or '0')}
 """
+)
 
 # Renew a lease only if we still own it. KEYS: lease. ARGV: token, ttl ms.
 _RENEW_LUA = """
@@ -69,14 +91,18 @@ end
 return 0
 """
 
-# Write the runner's WAL only while we hold the lease, renewing it. KEYS: lease, match hash.
-# ARGV: token, ttl ms, WAL JSON.
-_WAL_LUA = """
+# Write the runner's WAL only while we hold the lease, renewing it, with the decisions so far.
+# KEYS: lease, match hash, decisions list. ARGV: token, ttl ms, WAL JSON, cap, records.
+_WAL_LUA = (
+    _PUSH_DECISIONS
+    + """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('HSET', KEYS[2], 'wal', ARGV[3])
+push_decisions(KEYS[3], tonumber(ARGV[4]), ARGV[5])
 return 1
 """
+)
 
 # Change a tournament's status, optionally only from given statuses, stamping the time once.
 # KEYS: tournament hash. ARGV: status, stamp field ('' = none), now, then the allowed statuses.
@@ -121,6 +147,39 @@ return 1
 """
 
 
+# Bytes of decision records kept per match (a game's are far fewer: ~1 KB for a full Tricky Teams
+# game of well-behaved bots, at most 8 fault details of 512 bytes per seat); cut there.
+MAX_DECISION_BYTES = 64 * 1024
+
+
+def encode_decision(
+    seat: int, latency_ms: int | None, outcome: str, status: int | None = None, detail: str | None = None
+) -> str:
+    """One decision as a line of the match's record string: ``<seat> <latency ms>`` for a bot's own
+    accepted move (most of them: 5-8 bytes), else the JSON ``[seat, latency ms, outcome, status,
+    detail]``. The record's position gives the game version (decision k made version k + 2)."""
+    if outcome == "ok" and latency_ms is not None:
+        return f"{seat} {latency_ms}\n"
+    return json.dumps([seat, latency_ms, outcome, status, detail], separators=(",", ":")) + "\n"
+
+
+def parse_decisions(raw: bytes | None) -> list[list[Any]]:
+    """The records of a match's string, each ``[seat, game version after it, latency ms, outcome,
+    fallback (0/1), HTTP status, detail]``."""
+    out: list[list[Any]] = []
+    for line in (raw or b"").split(b"\n"):
+        if not line or b"\0" in line:
+            continue  # the end, or the filler of a string cut at its cap
+        version = len(out) + 2
+        if line.startswith(b"["):
+            seat, latency_ms, outcome, status, detail = json.loads(line)
+            out.append([seat, version, latency_ms, outcome, int(outcome != "ok"), status, detail])
+        else:
+            seat_text, latency_text = line.split(b" ")
+            out.append([int(seat_text), version, int(latency_text), "ok", 0, None, None])
+    return out
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -162,6 +221,7 @@ class HarnessStore:
             "tournament": "t:{0}",
             "matches": "t:{0}:matches",
             "match": "t:{0}:m:{1}",
+            "decisions": "t:{0}:m:{1}:d",
             "results": "t:{0}:results",
             "lease": "t:{0}:lease:{1}",
             "standings": "t:{0}:standings",
@@ -323,9 +383,13 @@ class HarnessStore:
         return sorted((json.loads(v) for v in raw.values()), key=lambda m: int(m["index"]))
 
     def match_runtime(self, tid: str, index: int) -> dict[str, Any]:
-        """The match's runtime record: game id and write-ahead record, if any."""
-        raw = cast(dict[bytes, bytes], self.client.hgetall(self.key_for("match", tid, index)))
-        out: dict[str, Any] = {}
+        """The match's runtime record: game id and write-ahead record, if any, and ``decisions``:
+        how many decision records are stored (one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self.key_for("match", tid, index))
+        pipe.get(self.key_for("decisions", tid, index))
+        raw, stored = cast(tuple[dict[bytes, bytes], bytes | None], pipe.execute())
+        out: dict[str, Any] = {"decisions": len(parse_decisions(stored))}
         if b"game_id" in raw:
             out["game_id"] = raw[b"game_id"].decode()
         if b"wal" in raw:
@@ -347,11 +411,36 @@ class HarnessStore:
         return cast(bytes, self.client.hget(key, "game_id")).decode()
 
     def write_wal_and_renew(
-        self, tid: str, index: int, wal: Mapping[str, Any], token: str, ttl_ms: int
+        self,
+        tid: str,
+        index: int,
+        wal: Mapping[str, Any],
+        token: str,
+        ttl_ms: int,
+        decisions: Sequence[str] = (),
     ) -> bool:
-        """Persist the runner's write-ahead record and renew its lease, iff it still holds the lease."""
-        keys = [self.key_for("lease", tid, index), self.key_for("match", tid, index)]
-        return bool(self._wal(keys=keys, args=[token, ttl_ms, _dumps(wal)]))
+        """Persist the runner's write-ahead record and renew its lease, iff it still holds the lease;
+        append the decision records (encoded) not stored yet, in the same step."""
+        keys = [
+            self.key_for("lease", tid, index),
+            self.key_for("match", tid, index),
+            self.key_for("decisions", tid, index),
+        ]
+        args: list[str | int] = [token, ttl_ms, _dumps(wal), MAX_DECISION_BYTES, "".join(decisions)]
+        return bool(self._wal(keys=keys, args=args))
+
+    def set_bot_versions(self, tid: str, index: int, versions: Sequence[str]) -> None:
+        """The version (from its `GET /`) of each seat's bot when the match (re)started."""
+        self.client.hset(self.key_for("match", tid, index), "versions", _dumps(list(versions)))
+
+    def match_decisions(self, tid: str, index: int) -> tuple[list[str] | None, list[list[Any]]]:
+        """A match's bot versions per seat (None if not recorded) and its decision records, in
+        order (`parse_decisions`; one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hget(self.key_for("match", tid, index), "versions")
+        pipe.get(self.key_for("decisions", tid, index))
+        versions, raw = pipe.execute()
+        return (json.loads(versions) if versions else None), parse_decisions(raw)
 
     def tournament_status(self, tid: str) -> str | None:
         """Just the status field (cheap: checked while matches run)."""
@@ -359,10 +448,18 @@ class HarnessStore:
         return raw.decode() if raw else None
 
     # -- results ------------------------------------------------------------------------
-    def record_result(self, tid: str, index: int, result: Mapping[str, Any]) -> tuple[bool, int]:
-        """Store the match result exactly once; (recorded now?, completed count)."""
-        keys = [self.key_for("results", tid), self.key_for("tournament", tid)]
-        recorded, completed = self._record(keys=keys, args=[str(index), _dumps(result)])
+    def record_result(
+        self, tid: str, index: int, result: Mapping[str, Any], decisions: Sequence[str] = ()
+    ) -> tuple[bool, int]:
+        """Store the match result exactly once, with the decision records (encoded) not stored yet;
+        (recorded now?, completed count)."""
+        keys = [
+            self.key_for("results", tid),
+            self.key_for("tournament", tid),
+            self.key_for("decisions", tid, index),
+        ]
+        args: list[str | int] = [str(index), _dumps(result), MAX_DECISION_BYTES, "".join(decisions)]
+        recorded, completed = self._record(keys=keys, args=args)
         return bool(recorded), int(completed)
 
     def results_at(self, tid: str, indices: list[int]) -> list[dict[str, Any] | None]:

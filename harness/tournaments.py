@@ -1085,15 +1085,19 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
     return finished
 
 
+def league_owner(ctx: HarnessContext, record: dict[str, Any]) -> str:
+    """The owner-key digest of the league a round belongs to (a round is its league owner's too);
+    '' for a tournament of its own."""
+    league = record["spec"].get("league")
+    return str(_league(ctx, league["league_id"]).get("owner", "")) if league else ""
+
+
 def cancel_tournament(ctx: HarnessContext, tid: str, owner_key: str | None) -> dict[str, Any]:
     """Stop a tournament (its owner key): queued matches won't start, running ones stop soon."""
     record = _record(ctx, tid)
     if not owner_key:
         raise errors.MissingToken("cancelling needs the tournament's owner key as a Bearer token")
-    owners = [record.get("owner", "")]
-    league = record["spec"].get("league")
-    if league:  # a league round belongs to the league's owner
-        owners.append(_league(ctx, league["league_id"]).get("owner", ""))
+    owners = [record.get("owner", ""), league_owner(ctx, record)]
     digest = owner_digest(owner_key)
     if not any(hmac.compare_digest(owner, digest) for owner in owners if owner):
         raise errors.InvalidToken("that is not this tournament's owner key", code="not_owner")

@@ -13,6 +13,7 @@ OPERATIONS = [
     "listTournamentMatches",
     "getTournamentStandings",
     "cancelTournament",
+    "getTournamentMatch",
     "createLeague",
     "getLeague",
     "joinLeague",

@@ -12,7 +12,7 @@ TA.standingsTable = (doc, names) => {
       <th>95% interval</th><th class="num greek">μ</th><th class="num greek">σ</th><th class="num">Ordinal</th>${coop ? '<th class="num">Threshold</th>' : ""}<th class="num">Faults</th></tr>
     ${rows.map((r) => `<tr data-entrant="${TA.esc(r.entrant)}">
       <td class="num">${r.rank}</td>
-      <td><b>${TA.botLink(r.entrant, names)}</b>${r.separated ? "" : ` <span class="tie" title="interval overlaps ${TA.esc((r.not_separated_from || []).map((b) => names[b] || b).join(", "))}">≈ not yet separated</span>`}</td>
+      <td><b>${TA.botLink(r.entrant, names)}</b>${r.separated ? "" : ` <span class="tie" title="interval overlaps ${TA.esc((r.not_separated_from || []).map((b) => names[b] || b).join(", "))}">≈ not yet separated</span>`}${r.flag ? `<div class="flag" title="${TA.esc(r.flag.fault)}: ${TA.pct(r.flag.share)} of its calls faulted">⚠ ${TA.esc(r.flag.reason)}</div>` : ""}</td>
       <td class="num">${r.games}</td>
       <td class="num">${r.wins}${r.shared_wins ? ` <span class="muted">(${r.shared_wins} shared)</span>` : ""}</td>
       <td class="num">${TA.fmt(r.mean_score)}</td>

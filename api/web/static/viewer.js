@@ -6,7 +6,53 @@ const gid = TA.lastPathPart();
 const $ = (id) => document.getElementById(id);
 const state = {game: null, seats: 0, mode: null, frames: [], i: 0, timer: null, source: null, perspective: "spectator", live: null};
 
-function seatName(s) { return `Seat ${s}`; }
+// A tournament game's viewer link carries ?tournament=<id>&match=<index>: the match detail
+// (getTournamentMatch, no key) names the seats' bots and gives every move's latency and outcome.
+const query = new URLSearchParams(location.search);
+const match = {tid: query.get("tournament"), index: query.get("match"), names: [], decisions: []};
+
+function seatName(s) { return match.names[s] || `Seat ${s}`; }
+
+async function loadMatch() {
+  if (!match.tid || !/^\d+$/.test(match.index || "")) return;
+  const back = $("back");
+  back.href = `/web/tournaments/${encodeURIComponent(match.tid)}`;
+  back.textContent = "← tournament";
+  back.hidden = false;
+  try {
+    const d = await TA.json(`/tournaments/${encodeURIComponent(match.tid)}/matches/${match.index}`);
+    if (d.game_id !== gid) return;  // the link names another match's game
+    match.names = d.seats.map((seat) => seat.name);
+    match.decisions = d.decisions;
+  } catch (_) { /* no detail: the seats keep their numbers */ }
+}
+
+// The decision behind frame `step` (the move that made game version step + 1), if recorded.
+function decisionAt(step) {
+  const d = match.decisions[step - 1];
+  return d && d.version === step + 1 ? d : null;
+}
+
+function decisionNote(step) {
+  const d = decisionAt(step);
+  if (!d) return "";
+  const ms = d.latency_ms === null ? "" : ` <span class="latency">${d.latency_ms} ms</span>`;
+  if (d.outcome === "ok") return ms;
+  const why = d.outcome === "not_asked" ? "not asked (past the fault threshold)" : `⚠ ${d.outcome}${d.status ? ` ${d.status}` : ""}`;
+  return `${ms} <span class="fault" data-fault="${TA.esc(d.outcome)}">${TA.esc(why)}</span> <span class="fallback">fallback move</span>`;
+}
+
+// Every position has its URL (#move=N), so a moment of a replay can be shared.
+function requestedMove() {
+  const n = parseInt(new URLSearchParams(location.hash.slice(1)).get("move"), 10);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+function setMoveInUrl(i) {
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.get("move") === String(i)) return;
+  h.set("move", String(i));
+  history.replaceState(null, "", `${location.pathname}${location.search}#${h.toString()}`);
+}
 
 function describeMove(action) {
   if (!action) return "start";
@@ -100,7 +146,13 @@ function showFrame(i) {
   render(f.views);
   $("slider").value = state.i;
   $("step").textContent = `move ${state.i} / ${state.frames.length - 1}`;
-  $("log").innerHTML = state.frames.slice(1, state.i + 1).map((fr) => `<div>${fr.step}. ${TA.esc(describeMove(fr.action))}</div>`).reverse().join("");
+  $("log").innerHTML = state.frames.slice(1, state.i + 1).map((fr) => `<div data-step="${fr.step}"${fr.step === state.i ? ' class="current"' : ""}><a href="#move=${fr.step}">${fr.step}.</a> ${TA.esc(describeMove(fr.action))}${decisionNote(fr.step)}</div>`).reverse().join("");
+  const d = decisionAt(state.i);
+  if (d) {
+    const how = d.outcome === "ok" ? "the bot's move" : `fallback move (${d.outcome}${d.status ? ` ${d.status}` : ""})`;
+    $("info").innerHTML += `<b>last move</b><span id="last-move">${TA.esc(seatName(d.seat))}: ${TA.esc(how)}${d.latency_ms === null ? "" : `, ${d.latency_ms} ms`}</span>`;
+  }
+  setMoveInUrl(state.i);
   $("prev").disabled = $("first").disabled = $("prev-trick").disabled = state.i === 0;
   $("next").disabled = $("last").disabled = $("next-trick").disabled = state.i === state.frames.length - 1;
 }
@@ -124,7 +176,7 @@ function prevTrick() {
 async function loadReplay() {
   stopPlay();
   const d = await TA.json(`/web/data/games/${encodeURIComponent(gid)}/frames?seat=${encodeURIComponent(state.perspective)}`);
-  const keep = state.frames.length ? state.i : 0;
+  const keep = state.frames.length ? state.i : (requestedMove() || 0);
   state.frames = d.frames;
   $("slider").max = d.frames.length - 1;
   showFrame(Math.min(keep, d.frames.length - 1));
@@ -201,6 +253,7 @@ async function init() {
   catch (e) { $("subtitle").textContent = "Could not load the game: " + e.message; return; }
   state.game = doc.game;
   state.seats = doc.seats;
+  await loadMatch();
   document.title = `${doc.game} ${gid} · Trick Arena`;
   $("title").textContent = `${doc.game} · ${gid}`;
   $("status").innerHTML = TA.badge(doc.status);
@@ -215,6 +268,10 @@ async function init() {
   $("prev-trick").onclick = prevTrick;
   $("play").onclick = togglePlay;
   $("slider").oninput = (e) => showFrame(+e.target.value);
+  window.addEventListener("hashchange", () => {
+    const n = requestedMove();
+    if (state.mode === "replay" && n !== null && n !== state.i) showFrame(n);
+  });
   document.addEventListener("keydown", (e) => {
     if (state.mode !== "replay") return;
     if (e.key === "ArrowRight") showFrame(state.i + 1);

@@ -1,0 +1,130 @@
+"""One tournament match in detail (`getTournamentMatch`): seats with bot names and versions, status,
+result, fault counts and its per-decision records (issue 18, "see why").
+
+What is shown to whom (docs/harness.md, Fair play; docs/api.md):
+
+- To anyone, live or not: each decision's seat, bot, game version, latency, outcome (``ok``, a
+  fault code, ``not_asked``), whether the fallback move was played, and a fault's HTTP status.
+  None of these holds a card or a move (the records keep no move at all), so they are safe while
+  the tournament is live and its games sealed.
+- A fault's ``detail`` (the first 512 bytes of the bot's answer, or the transport error) is written
+  by the bot and may echo what it saw (its own hand): it is shown to the owner of that seat's bot
+  (``Authorization: Bearer <bot owner key>``) at any time, and to the tournament's owner (or the
+  league's, for a round) once the tournament has ended. Everyone else gets ``detail: null``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from core import errors
+from core.bot_registry import BotRecord, owner_digest
+from harness.faults import fault_flag, fault_reason
+from harness.runner import NOT_ASKED, HarnessContext
+from harness.tournaments import TournamentNotFound, is_published, league_owner, list_matches
+
+
+class MatchNotFound(errors.ServiceError):
+    """No match with that index in the tournament."""
+
+    status = 404
+    code = "match_not_found"
+
+
+def _decision(index: int, raw: list[Any], seats: list[str]) -> dict[str, Any]:
+    seat, version, latency_ms, outcome, fallback = raw[:5]
+    status, detail = (raw[5], raw[6]) if len(raw) > 6 else (None, None)
+    return {
+        "index": index,
+        "seat": seat,
+        "bot_id": seats[seat] if 0 <= seat < len(seats) else None,
+        "version": version,
+        "latency_ms": latency_ms,
+        "outcome": outcome,
+        "fallback": bool(fallback),
+        "status": status,
+        "detail": detail,
+    }
+
+
+def _seat_faults(decisions: list[dict[str, Any]], seats: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [
+        {"calls": 0, "total": 0, "by_code": {}, "by_reason": {}} for _ in range(seats)
+    ]
+    for d in decisions:
+        if not 0 <= d["seat"] < seats or d["outcome"] == NOT_ASKED:
+            continue
+        entry = out[d["seat"]]
+        entry["calls"] += 1
+        if d["outcome"] != "ok":
+            entry["total"] += 1
+            entry["by_code"][d["outcome"]] = entry["by_code"].get(d["outcome"], 0) + 1
+            reason = fault_reason(d["outcome"], d["status"], d["detail"])
+            entry["by_reason"][reason] = entry["by_reason"].get(reason, 0) + 1
+    for entry in out:
+        entry["flag"] = fault_flag(entry["calls"], entry["total"], entry["by_reason"])
+    return out
+
+
+def match_detail(ctx: HarnessContext, tid: str, index: int, key: str | None) -> dict[str, Any]:
+    """The match `index` of tournament `tid`, its decisions' details as far as `key` may read them
+    (module docstring); a key that owns neither a seat's bot nor the tournament is refused (403)."""
+    record = ctx.store.tournament(tid)
+    if record is None:
+        raise TournamentNotFound(f"no tournament {tid!r}")
+    if not 0 <= index < record["total"]:
+        raise MatchNotFound(f"tournament {tid!r} has no match {index}", details={"matches": record["total"]})
+    match = list_matches(ctx, tid, index, 1, record=record)[0]
+    seats: list[str] = match["seats"]
+    versions, raw = ctx.store.match_decisions(tid, index)
+    bots: dict[str, BotRecord | None] = {b: ctx.bot(b) for b in dict.fromkeys(seats)}
+    ended = is_published(record)
+    readable = _readable_bots(ctx, record, bots, key, ended)
+    decisions = [_decision(i, r, seats) for i, r in enumerate(raw)]
+    faults = _seat_faults(decisions, len(seats))  # counted with the details, before any is hidden
+    for d in decisions:
+        if d["bot_id"] not in readable:
+            d["detail"] = None
+    match.update(
+        tournament_id=tid,
+        sealed=not ended,
+        seats=[
+            {
+                "seat": s,
+                "bot_id": b,
+                "name": _name(bots[b], b),
+                "version": versions[s] if versions and s < len(versions) else None,
+                "faults": faults[s],
+            }
+            for s, b in enumerate(seats)
+        ],
+        decisions=decisions,
+        details_shown=sorted(readable),
+    )
+    return match
+
+
+def _name(record: BotRecord | None, bot_id: str) -> str:
+    return record.name if record is not None else bot_id
+
+
+def _readable_bots(
+    ctx: HarnessContext,
+    record: dict[str, Any],
+    bots: dict[str, BotRecord | None],
+    key: str | None,
+    ended: bool,
+) -> set[str]:
+    """The seats' bots whose fault details `key` may read (none without a key)."""
+    if not key:
+        return set()
+    digest = owner_digest(key)
+    mine = {b for b, rec in bots.items() if rec is not None and hmac.compare_digest(rec.owner, digest)}
+    owners = [record.get("owner", ""), league_owner(ctx, record)]
+    tournament_owner = any(hmac.compare_digest(o, digest) for o in owners if o)
+    if not mine and not tournament_owner:
+        raise errors.InvalidToken(
+            "that key owns no bot of this match and not the tournament", code="not_owner"
+        )
+    return set(bots) if tournament_owner and ended else mine
