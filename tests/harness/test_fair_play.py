@@ -151,6 +151,7 @@ def _read_everything(api: str, tid: str, lid: str | None) -> list[Any]:
         get(f"/leagues/{lid}/standings")
         get(f"/web/data/leagues/{lid}")
     for match in matches["matches"] if isinstance(matches, dict) else []:
+        get(f"/tournaments/{tid}/matches/{match['index']}")  # its decision records (issue 18)
         gid = match.get("game_id")
         if not gid:
             continue
