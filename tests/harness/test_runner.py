@@ -147,6 +147,14 @@ def test_runner_process_killed_mid_match_resumes_from_redis(
     assert outcome.result["decisions"] == actions
     asked_after_kill = sum(s.requests for s in servers) - asked_before - 4  # minus /end (no /start)
     assert asked_after_kill <= actions - (version_at_kill - 1) + 1  # at most one decision asked twice
+    # Decision records (issue 18): one per move, in order; those the dead run had buffered are
+    # re-created from the game's actions without a latency, the resumed run's carry theirs.
+    _versions, records = ctx.store.match_decisions(tid, 0)
+    played = ctx.service.load(game_id).state["actions"]
+    assert [r[0] for r in records] == [int(a["seat"]) for a in played]
+    assert [r[1] for r in records] == list(range(2, len(played) + 2))
+    assert all(r[3] == "ok" and not r[4] for r in records)
+    assert all(isinstance(r[2], int) for r in records[version_at_kill - 1 :])
 
 
 def test_the_result_carries_a_histogram_of_every_move_answer_time(ctx: HarnessContext) -> None:
