@@ -138,9 +138,13 @@ def _read_everything(api: str, tid: str, lid: str | None) -> list[Any]:
         got.append(body)
         return body
 
-    get(f"/tournaments/{tid}")
+    info = get(f"/tournaments/{tid}")
     matches = get(f"/tournaments/{tid}/matches")
     get(f"/tournaments/{tid}/standings")
+    get(f"/tournaments/{tid}/standings?by=version")
+    for bot in info.get("entrants", []) if isinstance(info, dict) else []:
+        get(f"/bots/{bot}/matches")  # each entrant's own records (issue 18)
+        get(f"/web/data/bots/{bot}")
     get("/tournaments")
     get("/web/data/overview")
     get(f"/web/data/tournaments/{tid}")
@@ -149,6 +153,7 @@ def _read_everything(api: str, tid: str, lid: str | None) -> list[Any]:
     if lid:
         get(f"/leagues/{lid}")
         get(f"/leagues/{lid}/standings")
+        get(f"/leagues/{lid}/standings?by=version")
         get(f"/web/data/leagues/{lid}")
     for match in matches["matches"] if isinstance(matches, dict) else []:
         get(f"/tournaments/{tid}/matches/{match['index']}")  # its decision records (issue 18)
