@@ -163,18 +163,21 @@ def fill_descriptions(
         fill_descriptions(value, match, components, key)
 
 
-def defaults_described(node: Any) -> None:
+def defaults_described(node: Any, say_null: bool = True) -> None:
     """Move each `default` of a request schema into its description: generators (openapi-typescript)
-    make a property with a default required, while a client may leave it out."""
+    make a property with a default required, while a client may leave it out. (`say_null` False: a
+    null default, which only says the field may be left out, is dropped.)"""
     if isinstance(node, list):
         for item in node:
-            defaults_described(item)
+            defaults_described(item, say_null)
     elif isinstance(node, dict):
         if "default" in node and isinstance(node.get("description"), str):
-            node["description"] += f" Default: `{json.dumps(node.pop('default'))}`."
+            default = node.pop("default")
+            if default is not None or say_null:
+                node["description"] += f" Default: `{json.dumps(default)}`."
         node.pop("default", None)
         for value in node.values():
-            defaults_described(value)
+            defaults_described(value, say_null)
 
 
 def bounded_integers(node: Any) -> None:
@@ -665,8 +668,11 @@ class ContractPlugin(BasePlugin):
 
     def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
         """A marshmallow schema without a description is described by its docstring (a mirror's: the
-        TypedDict's)."""
+        TypedDict's); its properties' defaults move into their descriptions (see `defaults_described`:
+        generated clients would make a property with a default required, in a body a client writes)."""
         schema = kwargs.get("schema")
+        if schema is not None:
+            defaults_described(definition.get("properties"), say_null=False)
         if schema is None or definition.get("description"):
             return None
         cls = schema if isinstance(schema, type) else type(schema)

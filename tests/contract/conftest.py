@@ -6,14 +6,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 import yaml
 from flask import Flask
 
+from harness.queueing import job_id
+from harness.runner import HarnessContext
 from tests.api.conftest import LiveServer, make_app
+from tests.harness.conftest import WorkerProcs
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -80,3 +85,26 @@ def live(contract_app: Flask) -> Iterator[LiveServer]:
     """The app served over HTTP on 127.0.0.1."""
     with LiveServer(contract_app) as server:
         yield server
+
+
+@pytest.fixture()
+def live_with_workers(redis_url: str, key_prefix: str) -> Iterator[LiveServer]:
+    """The app served on 127.0.0.1 with a match worker of its own queue (tournaments run); the queue's RQ
+    keys are removed after."""
+    queue = f"ta-test-{uuid.uuid4().hex[:10]}"
+    app = make_app(redis_url, key_prefix, TRICKARENA_SSE_MAX_SECONDS=2, TRICKARENA_QUEUE=queue)
+    workers = WorkerProcs(redis_url, key_prefix, queue)
+    workers.start()
+    try:
+        with LiveServer(app) as server:
+            yield server
+    finally:
+        workers.stop_all()
+        jobs = job_id(HarnessContext.build(redis_url, key_prefix, queue))
+        client = redis.Redis.from_url(redis_url)
+        doomed = [
+            k for k in client.scan_iter(match="rq:*", count=1000) if queue.encode() in k or jobs.encode() in k
+        ]
+        for start in range(0, len(doomed), 500):
+            client.delete(*doomed[start : start + 500])
+        client.close()

@@ -51,6 +51,28 @@ def test_typescript_client_plays_a_whole_game(
     assert int(summary.rsplit(";", 1)[1].split()[0]) > 50, summary
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_typescript_client_reads_a_tournaments_standings_typed(
+    game: str, typescript_client: Path, spec_json: Path, live_with_workers: LiveServer
+) -> None:
+    """Rule: from TypeScript, with no cast: two bots served on the spec's `webhooks` types (the bot
+    protocol) are submitted (createBot), play a tournament of the game on a real worker
+    (createTournament with the game's options, getTournament), and its standings read typed (rows,
+    head-to-head or cross-play and compositions, faults); every answer valid."""
+    played = run(
+        ["node", str(typescript_client / "tournament.js"), live_with_workers.url, str(spec_json), game],
+        timeout=240,
+    )
+    assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:]
+    summary = played.stdout.strip()
+    assert summary.startswith(f"{game}:") and "answers valid" in summary and "moves served" in summary, (
+        summary
+    )
+    print(summary)
+    matrix = "cross-play" if game == "trick-n-trouble" else "head-to-head"
+    assert matrix in summary and int(summary.split(": ", 1)[1].split()[0]) > 0, summary
+
+
 def test_redocly_recommended_reports_nothing(node_packages: Path) -> None:
     """Rule: `redocly lint` with the recommended ruleset: 0 errors, 0 warnings (documented ignores only)."""
     linted = run([str(node_packages / "redocly"), "lint", "--config", "redocly.yaml", "../../openapi.yaml"])

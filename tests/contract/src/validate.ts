@@ -90,6 +90,16 @@ export class SpecValidator {
     this.checked += 1;
   }
 
+  // Whether a value matches a schema (for type guards: a checked value needs no cast).
+  matches(schema: Json, value: unknown): boolean {
+    try {
+      this.validate(schema, value, "value");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   // The schema of one component, e.g. the data of a server-sent message.
   component(name: string): Json {
     return { $ref: `#/components/schemas/${name}` };
