@@ -125,6 +125,11 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
     return max(low, min(high, value))
 
 
+def _by() -> str:
+    """The standings' `by` argument: ``version`` (a row per bot version) or ``bot`` (the default)."""
+    return "version" if request.args.get("by") == "version" else "bot"
+
+
 @bp.get("/data/overview")
 def overview() -> Response:
     """Recent tournaments (with progress) and leagues."""
@@ -185,8 +190,8 @@ def tournament_data(tid: str) -> Response:
         return _not_found(f"no tournament {tid}")
     offset = _int_arg("offset", 0, 0, 1_000_000)
     limit = _int_arg("limit", t.STANDINGS_PAGE_DEFAULT, 1, t.STANDINGS_PAGE_MAX)
-    standings = t.get_standings(ctx, tid, offset, limit)
-    bots = [r["entrant"] for r in standings["rows"]]
+    standings = t.get_standings(ctx, tid, offset, limit, _by())
+    bots = list(dict.fromkeys(r["entrant"] for r in standings["rows"]))
     total = int(info["progress"]["total"])
     m_offset = _int_arg("matches_offset", 0, 0, max(0, total - 1))
     m_limit = _int_arg("matches_limit", MATCH_WINDOW, 1, MAX_MATCH_WINDOW)
@@ -217,8 +222,8 @@ def league_data(lid: str) -> Response:
         return _not_found(f"no league {lid}")
     offset = _int_arg("offset", 0, 0, 1_000_000)
     limit = _int_arg("limit", t.STANDINGS_PAGE_DEFAULT, 1, t.STANDINGS_PAGE_MAX)
-    standings = t.league_standings(ctx, lid, offset, limit)
-    bots = [r["entrant"] for r in standings["rows"]]
+    standings = t.league_standings(ctx, lid, offset, limit, _by())
+    bots = list(dict.fromkeys(r["entrant"] for r in standings["rows"]))
     return jsonify(
         {
             "league": info,

@@ -173,7 +173,8 @@ def test_bot_page_shows_its_matches_versions_faults_and_rating_across_leagues(
 
 
 def test_league_page_shows_standings_over_its_rounds(page: Any, arena: Arena, shots: Path) -> None:
-    """Rule: a league lists on the home page; its page shows standings, rating lines and each round."""
+    """Rule: a league lists on the home page; its page shows standings (per bot, or per bot version
+    at a click), mean-score lines and each round."""
     page.goto(f"{arena.served.base}/web/")
     page.wait_for_selector(f'a[href="/web/leagues/{arena.league}"]')
     page.click(f'a[href="/web/leagues/{arena.league}"]')
@@ -182,6 +183,20 @@ def test_league_page_shows_standings_over_its_rounds(page: Any, arena: Arena, sh
     assert page.locator("#standings tr[data-entrant]").count() == len(arena.bots)
     assert page.locator("#heatmap td.cell").count() == len(arena.bots) ** 2
     assert page.locator("#chart svg polyline").count() == len(arena.bots)
+    # Per version (issue 18): a row per bot version (one each here), then back to per bot.
+    page.click("#by-version")
+    page.wait_for_selector("#standings.by-version")
+    versions = {
+        bot_id: requests.get(f"{arena.served.base}/bots/{bot_id}", timeout=10).json()["version"]
+        for bot_id in arena.bots.values()
+    }
+    rows = page.locator("#standings tr[data-version]")
+    assert rows.count() == len(arena.bots)
+    assert {(r.get_attribute("data-entrant"), r.get_attribute("data-version")) for r in rows.all()} == set(
+        versions.items()
+    )
+    page.click("#by-bot")
+    page.wait_for_selector("#standings:not(.by-version)")
     round_link = page.locator("#rounds a[href^='/web/tournaments/']")
     assert round_link.count() == 1 and "finished" in page.locator("#rounds").inner_text()
     page.screenshot(path=str(shots / "league.png"), full_page=True)

@@ -7,13 +7,15 @@ TA.standingsTable = (doc, names) => {
   const means = rows.flatMap((r) => [r.mean_score, ...(r.score_ci || [])]).filter((v) => v !== null && v !== undefined);
   const lo = Math.min(...means), hi = Math.max(...means);
   const coop = !!doc.cooperative;
-  return `<table id="standings">
-    <tr><th class="num">#</th><th>Bot</th><th class="num">Games</th><th class="num">Wins</th><th class="num">${coop ? "Team score" : "Mean coins"}</th>
+  // by=version: a row per bot version (no interval of its own, so no separation mark).
+  const byVersion = doc.by === "version";
+  return `<table id="standings"${byVersion ? ' class="by-version"' : ""}>
+    <tr><th class="num">#</th><th>Bot</th>${byVersion ? "<th>Version</th>" : ""}<th class="num">Games</th><th class="num">Wins</th><th class="num">${coop ? "Team score" : "Mean coins"}</th>
       <th>95% interval</th><th class="num greek">μ</th><th class="num greek">σ</th><th class="num">Ordinal</th>${coop ? '<th class="num">Threshold</th>' : ""}<th class="num">Faults</th></tr>
-    ${rows.map((r) => `<tr data-entrant="${TA.esc(r.entrant)}">
+    ${rows.map((r) => `<tr data-entrant="${TA.esc(r.entrant)}"${byVersion ? ` data-version="${TA.esc(r.version)}"` : ""}>
       <td class="num">${r.rank}</td>
-      <td><b>${TA.botLink(r.entrant, names)}</b>${r.separated ? "" : ` <span class="tie" title="interval overlaps ${TA.esc((r.not_separated_from || []).map((b) => names[b] || b).join(", "))}">≈ not yet separated</span>`}${r.flag ? `<div class="flag" title="${TA.esc(r.flag.fault)}: ${TA.pct(r.flag.share)} of its calls faulted">⚠ ${TA.esc(r.flag.reason)}</div>` : ""}</td>
-      <td class="num">${r.games}</td>
+      <td><b>${TA.botLink(r.entrant, names)}</b>${r.separated || byVersion ? "" : ` <span class="tie" title="interval overlaps ${TA.esc((r.not_separated_from || []).map((b) => names[b] || b).join(", "))}">≈ not yet separated</span>`}${r.flag ? `<div class="flag" title="${TA.esc(r.flag.fault)}: ${TA.pct(r.flag.share)} of its calls faulted">⚠ ${TA.esc(r.flag.reason)}</div>` : ""}</td>
+      ${byVersion ? `<td>${TA.esc(r.version || "–")}</td>` : ""}<td class="num">${r.games}</td>
       <td class="num">${r.wins}${r.shared_wins ? ` <span class="muted">(${r.shared_wins} shared)</span>` : ""}</td>
       <td class="num">${TA.fmt(r.mean_score)}</td>
       <td${r.provisional ? ' class="provisional"' : ""}>${TA.ciBar(r.mean_score, r.score_ci, lo, hi)}<span class="muted" style="font-size:12px">${r.score_ci ? `${TA.fmt(r.score_ci[0])} – ${TA.fmt(r.score_ci[1])}` : ""}</span>${r.provisional && r.score_ci ? ` <span class="prov" title="from too few deals to be trusted: it separates no one yet">provisional</span>` : ""}</td>
@@ -23,7 +25,15 @@ TA.standingsTable = (doc, names) => {
   </table>`;
 };
 
+// "per bot · per version" links above a standings table; `go(by)` reloads with that choice.
+TA.byToggle = (by, go) => {
+  window.TA_by = go;
+  const link = (value, text) => value === by ? `<b>${text}</b>` : `<a href="#" id="by-${value}" onclick="TA_by('${value}');return false">${text}</a>`;
+  return `<div class="muted" id="by-toggle">${link("bot", "per bot")} · ${link("version", "per version")}</div>`;
+};
+
 TA.heatMap = (doc, names) => {
+  if (doc.by === "version") return `<p class="empty">Per bot only: choose "per bot" above.</p>`;
   const order = (doc.rows || []).map((r) => r.entrant);
   if (!order.length) return `<p class="empty">No results yet.</p>`;
   const label = (b) => TA.esc(names[b] || b);
