@@ -39,8 +39,9 @@ ERROR_TEXT = {
     401: "No owner key (code `missing_token`, or `invalid_authorization` when not a Bearer header).",
     403: "Not this bot's owner key (code `not_owner`).",
     404: "No such bot (code `bot_not_found`).",
-    409: "The name is taken (`duplicate_name`, deleted bots keep theirs) or the bot was deleted "
-    "(`bot_deleted`).",
+    409: "The name is taken (`duplicate_name`, deleted bots keep theirs), the URL is another owner's "
+    "(`url_taken`: an active bot uses it and the request's owner key owns none of the bots there; "
+    "`details.url` is the URL as compared) or the bot was deleted (`bot_deleted`).",
     413: "The request body is too large (code `body_too_large`).",
     429: "Too many requests (`rate_limited`, with `Retry-After`): over the API's limits, or (checkBot) "
     f"a check of this bot is running or ended less than {CHECK_COOLDOWN_S:.0f} s ago.",
@@ -385,17 +386,26 @@ def owner_key() -> str | None:
     description="The platform calls the bot's `GET /` at once (a refused connection is tried again, "
     "with back-off, for up to 5 s, so a bot submitted right after it was started is found). The "
     "answer holds the owner key and, unless the request gave `secret`, the signing secret: each "
-    "shown only this once.",
+    "shown only this once. A URL an active bot already uses (compared with scheme and host in lower "
+    "case, without a default port or a trailing slash) is 409 `url_taken`, unless the request carries "
+    "the owner key of a bot at that URL as Bearer: then the new bot shares the URL (it gets its own "
+    "owner key; either key may register further bots there).",
+    security=[{}, {"ownerKey": []}],
 )
 @blp.arguments(CreateBotSchema)
 @blp.response(201, CreatedBotSchema, headers={"Location": {"schema": {"type": "string"}}})
-@documents_errors(409, 413, 422)
+@documents_errors(401, 409, 413, 422)
 def create_bot(body: dict[str, Any]) -> Response:
     """Call the bot's GET / safely (a refused connection is tried again for a few seconds: a bot still
     starting up); if it answers well, store it and return its id, owner key and, unless the author
     gave it, its signing secret."""
     created = registry().create(
-        body["name"], body["url"], body["games"], bool(body.get("open")), secret=body["secret"]
+        body["name"],
+        body["url"],
+        body["games"],
+        bool(body.get("open")),
+        secret=body["secret"],
+        owner_key=owner_key(),
     )
     answer = {"bot": created.bot.public(), "owner_key": created.owner_key}
     if not created.secret_supplied:

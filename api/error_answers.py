@@ -57,6 +57,10 @@ ERROR_CODES: dict[str, str] = {
     "seat_taken": "409: the seat asked for is not open.",
     "game_not_over": "409: the replay exists once the game is over.",
     "duplicate_name": "409: a bot of that name exists.",
+    "url_taken": (
+        "409: another owner's active bot uses that URL (`details.url`, normalised); send the owner key "
+        "of a bot there to share it."
+    ),
     "bot_deleted": "409: the bot was deleted.",
     "tournament_exists": "409: a tournament with that id exists.",
     "tournament_over": "409: the tournament has ended already.",

@@ -12,9 +12,14 @@ Redis layout, under the same configurable prefix as the games (`GameRepository.p
 - ``botname:<casefolded name>`` — the id holding that name (names are unique, case-insensitive;
   a deleted bot keeps its name so past results stay unambiguous);
 - ``bots`` — a sorted set of every bot id by creation time (deleted ones included);
+- ``boturl:<normalised url>`` — a set of the active bots at that URL (`normalise_url`): a URL an
+  active bot uses is refused to anyone else (409 ``url_taken``) unless the request's owner key owns
+  one of those bots; a bot leaves the set when it is deleted or moves (bots registered before the
+  claims existed hold none until they move);
 - ``botcheck:<id>`` — held while `POST /bots/{id}/check` runs, and a few seconds after it
   (`begin_check` / `end_check`): one check of a bot at a time.
-Creation and renaming are single Lua scripts, so two submissions of one name cannot both win;
+Creation and renaming are single Lua scripts, so two submissions of one name (or one URL) cannot
+both win;
 rotating a key is one compare-and-set on the owner digest, so the old key stops working at once
 and two rotations with the same old key cannot both win.
 """
@@ -29,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 from marshmallow import ValidationError
@@ -57,28 +63,65 @@ PUBLIC_FIELDS = (
     "deleted",
 )
 
-# KEYS: bot hash, name key, index. ARGV: id, created score, then field/value pairs.
-_CREATE_LUA = """
-if redis.call('SETNX', KEYS[2], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
-return 1
+# Whether a URL's claim set (KEYS[url]) bars bot ARGV[id] owned by digest ARGV[owner]: some other
+# active bot holds the URL and none of those is owned by that digest. Members that are gone or
+# deleted are dropped on the way. (It reads the members' hashes by name, `<prefix>bot:<id>`: one
+# Redis, not a cluster.)
+_URL_TAKEN_LUA = """
+local function url_taken(set, me, digest, bot_prefix)
+  local held, mine = false, false
+  for _, other in ipairs(redis.call('SMEMBERS', set)) do
+    if other ~= me then
+      local f = redis.call('HMGET', bot_prefix .. other, 'owner', 'status')
+      if not f[1] or f[2] == 'deleted' then
+        redis.call('SREM', set, other)
+      else
+        held = true
+        if f[1] == digest then mine = true end
+      end
+    end
+  end
+  return held and not mine
+end
 """
 
-# KEYS: bot hash, old name key, new name key. ARGV: id, expected owner digest, then field/value pairs.
-# Returns -1 missing, -2 wrong owner, -3 deleted, 0 name taken, 1 done.
-_UPDATE_LUA = """
+# KEYS: bot hash, name key, index, URL claim set. ARGV: id, created score, the request's owner
+# digest ('' none), the bot key prefix, then field/value pairs. Returns 0 name taken, -4 URL taken, 1 done.
+_CREATE_LUA = (
+    _URL_TAKEN_LUA
+    + """
+if url_taken(KEYS[4], ARGV[1], ARGV[3], ARGV[4]) then return -4 end
+if redis.call('SETNX', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
+return 1
+"""
+)
+
+# KEYS: bot hash, old name key, new name key, old URL claim set, new URL claim set. ARGV: id,
+# expected owner digest, the bot key prefix, then field/value pairs.
+# Returns -1 missing, -2 wrong owner, -3 deleted, -4 URL taken, 0 name taken, 1 done.
+_UPDATE_LUA = (
+    _URL_TAKEN_LUA
+    + """
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if not owner then return -1 end
 if owner ~= ARGV[2] then return -2 end
 if redis.call('HGET', KEYS[1], 'status') == 'deleted' then return -3 end
+if KEYS[4] ~= KEYS[5] and url_taken(KEYS[5], ARGV[1], ARGV[2], ARGV[3]) then return -4 end
 if KEYS[2] ~= KEYS[3] then
   if redis.call('SETNX', KEYS[3], ARGV[1]) == 0 then return 0 end
   redis.call('DEL', KEYS[2])
 end
-if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+if KEYS[4] ~= KEYS[5] then
+  redis.call('SREM', KEYS[4], ARGV[1])
+  redis.call('SADD', KEYS[5], ARGV[1])
+end
+if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
 return 1
 """
+)
 
 
 # KEYS: bot hash. ARGV: expected owner digest, then field/value pairs.
@@ -114,6 +157,13 @@ class DuplicateName(errors.ServiceError):
     code = "duplicate_name"
 
 
+class UrlTaken(errors.ServiceError):
+    """Another owner's active bot already uses that URL."""
+
+    status = 409
+    code = "url_taken"
+
+
 class BotDeleted(errors.ServiceError):
     """The bot was deleted; it can be read but not changed."""
 
@@ -131,6 +181,27 @@ class BotCheckFailed(errors.ServiceError):
 def owner_digest(key: str) -> str:
     """The stored form of an owner key (hex SHA-256; keys carry 192 random bits, no salt needed)."""
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalise_url(url: str) -> str:
+    """The form two URLs of one bot share: scheme and host in lower case, no default port, no
+    user info, no trailing slash, no fragment (the path and query as given). A URL that does not
+    parse is returned as it is (the probe refuses it)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is not None and port != DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    return urlunsplit((scheme, host, parts.path.rstrip("/"), parts.query, ""))
 
 
 def new_bot_id() -> str:
@@ -248,6 +319,8 @@ class BotRegistry:
             return f"{self.prefix}botname:{ident.casefold()}"
         if kind == "index":
             return f"{self.prefix}bots"
+        if kind == "url":
+            return f"{self.prefix}boturl:{normalise_url(ident)}"
         raise ValueError(f"unknown key kind {kind!r}")
 
     # -- checks -----------------------------------------------------------------------
@@ -297,17 +370,21 @@ class BotRegistry:
         games: list[str],
         open_to_challenges: bool = False,
         secret: str | None = None,
+        owner_key: str | None = None,
     ) -> CreatedBot:
         """Check the bot, then store it; returns the owner key and signing secret (shown only now).
 
         `secret`: the signing secret the author chose (e.g. `trickarena bot secret`), so the bot can
-        run with it before it is registered; None: a fresh one."""
+        run with it before it is registered; None: a fresh one. `owner_key`: the request's, which
+        lets the new bot share the URL of an active bot it owns (else the URL must be free)."""
         games = sorted(set(games))
         if self.client.exists(self.key_for("name", name)):
             raise DuplicateName(f"a bot named {name!r} already exists")
+        requester = owner_digest(owner_key) if owner_key else ""
+        self._check_url_free(url, "", requester)
         info = self.probe(url, games)
         supplied = secret is not None
-        bot_id, owner_key = new_bot_id(), secrets.token_urlsafe(24)
+        bot_id, new_key = new_bot_id(), secrets.token_urlsafe(24)
         secret = secret if secret is not None else secrets.token_urlsafe(32)
         now = self.clock()
         fields: dict[str, Any] = {
@@ -320,17 +397,46 @@ class BotRegistry:
             "status": "active",
             "created": repr(now),
             "updated": repr(now),
-            "owner": owner_digest(owner_key),
+            "owner": owner_digest(new_key),
             "secret": secret,
             "open": "1" if open_to_challenges else "0",
             "owner_key_issued": repr(now),
             "secret_issued": repr(now),
         }
         flat = [item for pair in fields.items() for item in pair]
-        keys = [self.key_for("bot", bot_id), self.key_for("name", name), self.key_for("index")]
-        if not self._create(keys=keys, args=[bot_id, now, *flat]):
+        keys = [
+            self.key_for("bot", bot_id),
+            self.key_for("name", name),
+            self.key_for("index"),
+            self.key_for("url", url),
+        ]
+        status = self._create(keys=keys, args=[bot_id, now, requester, self.key_for("bot"), *flat])
+        if status == -4:
+            raise self._url_taken(url)
+        if not status:
             raise DuplicateName(f"a bot named {name!r} already exists")
-        return CreatedBot(self.record(bot_id), owner_key, secret, supplied)
+        return CreatedBot(self.record(bot_id), new_key, secret, supplied)
+
+    def _url_taken(self, url: str) -> UrlTaken:
+        return UrlTaken(
+            "another bot already uses this URL: give each bot its own URL (a path or a port), or "
+            "send the owner key of a bot at this URL to share it",
+            details={"url": normalise_url(url)},
+        )
+
+    def _check_url_free(self, url: str, bot_id: str, digest: str) -> None:
+        """Refuse early (before any probe) a URL another owner's active bot uses; the Lua that
+        stores the bot checks again, atomically."""
+        holders = [m.decode() for m in cast(set[bytes], self.client.smembers(self.key_for("url", url)))]
+        others = [h for h in holders if h != bot_id]
+        if not others:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for other in others:
+            pipe.hmget(self.key_for("bot", other), ["owner", "status"])
+        active = [owner for owner, status in pipe.execute() if owner is not None and status != b"deleted"]
+        if active and not any(hmac.compare_digest(owner.decode(), digest) for owner in active):
+            raise self._url_taken(url)
 
     def record(self, bot_id: str) -> BotRecord:
         """The full stored record (secret included: internal use only)."""
@@ -471,6 +577,9 @@ class BotRegistry:
         fields: dict[str, Any] = {"name": new_name, "updated": repr(self.clock())}
         if open_to_challenges is not None:
             fields["open"] = "1" if open_to_challenges else "0"
+        new_url = bot.url if url is None else url
+        if normalise_url(new_url) != normalise_url(bot.url):
+            self._check_url_free(new_url, bot_id, bot.owner)
         if url is not None or games is not None:
             new_games = sorted(set(games)) if games is not None else bot.games
             info = self.probe(url if url is not None else bot.url, new_games)
@@ -478,8 +587,16 @@ class BotRegistry:
             if url is not None:
                 fields["url"] = url.rstrip("/")
         flat = [item for pair in fields.items() for item in pair]
-        keys = [self.key_for("bot", bot_id), self.key_for("name", bot.name), self.key_for("name", new_name)]
-        status = self._update(keys=keys, args=[bot_id, bot.owner, *flat])
+        keys = [
+            self.key_for("bot", bot_id),
+            self.key_for("name", bot.name),
+            self.key_for("name", new_name),
+            self.key_for("url", bot.url),
+            self.key_for("url", new_url),
+        ]
+        status = self._update(keys=keys, args=[bot_id, bot.owner, self.key_for("bot"), *flat])
+        if status == -4:
+            raise self._url_taken(new_url)
         if status == 0:
             raise DuplicateName(f"a bot named {new_name!r} already exists")
         if status == -3:
@@ -493,9 +610,12 @@ class BotRegistry:
         bot = self.authorize(bot_id, owner_key)
         if bot.status != "deleted":
             now = repr(self.clock())
-            self.client.hset(
-                self.key_for("bot", bot_id), mapping={"status": "deleted", "deleted": now, "updated": now}
-            )
+            with self.client.pipeline(transaction=True) as pipe:
+                pipe.hset(
+                    self.key_for("bot", bot_id), mapping={"status": "deleted", "deleted": now, "updated": now}
+                )
+                pipe.srem(self.key_for("url", bot.url), bot_id)  # its URL is free for others again
+                pipe.execute()
         return self.get(bot_id)
 
 

@@ -130,6 +130,15 @@ def save_registration(path: Path, data: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def _code(answer: requests.Response) -> str | None:
+    """The `code` of a JSON error answer (None when the body is not one)."""
+    try:
+        body = answer.json()
+    except ValueError:
+        return None
+    return body.get("code") if isinstance(body, dict) else None
+
+
 def register_bot(
     api: str, name: str, url: str, games: list[str], stored: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -167,9 +176,10 @@ def register_bot(
                 "url": url,
                 "reused": False,
             }
-        if answer.status_code == 409 and attempt < 4:
+        if answer.status_code == 409 and _code(answer) == "duplicate_name" and attempt < 4:
             # The name is taken by a registration we no longer hold (e.g. var/ was wiped but the
-            # Redis at $REDIS_URL was not): register under a fresh name rather than fail.
+            # Redis at $REDIS_URL was not): register under a fresh name rather than fail. Any other
+            # refusal (`url_taken`: another registration holds this URL) is final.
             candidate = f"{name}-{os.urandom(2).hex()}"
             continue
         raise RuntimeError(f"createBot {name}: {answer.status_code} {answer.text}")

@@ -36,10 +36,15 @@ def app(redis_url: str, key_prefix: str) -> Flask:
 
 
 def submit(client: FlaskClient, name: str, url: str, games: list[str] | None = None) -> dict[str, Any]:
-    """createBot, asserting 201: the bot, its owner key and secret."""
-    answer = client.post("/bots", json={"name": name, "url": url, "games": games or BOTH})
+    """createBot, asserting 201: the bot, its owner key and secret. Every bot of a test is served by
+    one bot server: the first one registered at the URL lends its owner key to the others (a URL is
+    one owner's; docs/api.md, url_taken)."""
+    lenders: dict[str, str] = client.application.config.setdefault("TEST_URL_OWNERS", {})
+    headers = {"Authorization": f"Bearer {lenders[url]}"} if url in lenders else {}
+    answer = client.post("/bots", json={"name": name, "url": url, "games": games or BOTH}, headers=headers)
     assert answer.status_code == 201, answer.get_json()
     created: dict[str, Any] = answer.get_json()
+    lenders.setdefault(url, created["owner_key"])
     return created
 
 

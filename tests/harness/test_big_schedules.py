@@ -45,7 +45,9 @@ def fake_bots(ctx: HarnessContext, monkeypatch: pytest.MonkeyPatch) -> Any:
 
     def make(count: int, keys: bool = False) -> list[Any]:
         made = [
-            ctx.bots.create(f"stub-{i}-{time.monotonic_ns()}", "http://127.0.0.1:9", ["tricky-teams"])
+            ctx.bots.create(
+                f"stub-{i}-{time.monotonic_ns()}", f"http://127.0.0.1:9/stub-{i}", ["tricky-teams"]
+            )
             for i in range(count)
         ]
         return [(c.bot.id, c.owner_key) for c in made] if keys else [c.bot.id for c in made]

@@ -169,7 +169,9 @@ def test_a_live_tournaments_matches_are_listed_sealed_and_practice_is_left_out_o
         ctx.bots, "probe", lambda url, games: {"name": "s", "author": "", "version": "7", "games": games}
     )
     ids = [
-        ctx.bots.create(f"stub-{i}-{time.monotonic_ns()}", "http://127.0.0.1:9", ["tricky-teams"]).bot.id
+        ctx.bots.create(
+            f"stub-{i}-{time.monotonic_ns()}", f"http://127.0.0.1:9/stub-{i}", ["tricky-teams"]
+        ).bot.id
         for i in range(3)
     ]
     rng = random.Random(4)

@@ -294,6 +294,6 @@ def test_register_once_check_rotate_and_every_page(cli: Cli, ctx: HarnessContext
     stub = BotRegistry(redis.Redis.from_url(ctx.redis_url), ctx.store.prefix)
     stub.probe = lambda url, games: {"name": "s", "author": "", "version": "1", "games": games}  # type: ignore[method-assign]
     for n in range(PAGE + 5):
-        stub.create(f"page-{n}-{name}", "http://127.0.0.1:9", ["tricky-teams"])
+        stub.create(f"page-{n}-{name}", f"http://127.0.0.1:9/page-{n}-{name}", ["tricky-teams"])
     listed = json.loads(cli.ok("bot", "list", "--json"))
     assert len(listed) == PAGE + 6 and len({b["id"] for b in listed}) == PAGE + 6

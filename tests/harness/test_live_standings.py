@@ -39,7 +39,9 @@ def stub_bots(ctx: HarnessContext, monkeypatch: pytest.MonkeyPatch) -> Callable[
         have = made.setdefault(game, [])
         while len(have) < count:
             created = ctx.bots.create(
-                f"stub-{game}-{len(have)}-{time.monotonic_ns()}", "http://127.0.0.1:9", [game]
+                f"stub-{game}-{len(have)}-{time.monotonic_ns()}",
+                f"http://127.0.0.1:9/{game}/{len(have)}",
+                [game],
             )
             have.append(created.bot.id)
             OWNER_KEYS[created.bot.id] = created.owner_key
