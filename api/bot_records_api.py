@@ -15,6 +15,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.bots_api import _valid, registry
 from api.context import app_context
+from core.wire.common import Ref
 from harness import botrecords
 from harness.tournaments import LeagueNotFound, TournamentNotFound
 
@@ -104,7 +105,7 @@ class BotMatchSchema(Schema):
 
     tournament_id = fields.String(required=True, metadata={"description": "The match's tournament."})
     index = fields.Integer(required=True, metadata={"description": "The match's index in its tournament."})
-    game = fields.String(required=True, metadata={"description": "The game played."})
+    game = Ref("GameName", required=True, metadata={"description": "The game played."})
     league_id = fields.String(
         required=True, allow_none=True, metadata={"description": "The league, for a league round's match."}
     )

@@ -272,7 +272,7 @@ class TournamentSchema(Schema):
         validate=validate.OneOf(ops.STATUSES),
         metadata={"description": "`scheduled`, `running`, `finished` or `cancelled`."},
     )
-    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    game = Ref("GameName", required=True, metadata={"description": "Name of the game played."})
     seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
     entrants = fields.List(
         fields.String(), required=True, metadata={"description": "Bot ids of the entrants."}
@@ -905,7 +905,7 @@ class LeagueSchema(Schema):
 
     league_id = fields.String(required=True, metadata={"description": "The league's id."})
     name = fields.String(required=True, metadata={"description": "The league's name."})
-    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    game = Ref("GameName", required=True, metadata={"description": "Name of the game played."})
     seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
     schedule = fields.Nested(
         "LeagueScheduleSchema",
@@ -1304,7 +1304,7 @@ class TournamentSummarySchema(Schema):
 
     tournament_id = fields.String(required=True, metadata={"description": "The tournament's id."})
     name = fields.String(required=True, metadata={"description": "The tournament's name."})
-    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    game = Ref("GameName", required=True, metadata={"description": "Name of the game played."})
     seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
     status = fields.String(
         required=True,
@@ -1369,7 +1369,7 @@ class LeagueSummarySchema(Schema):
 
     league_id = fields.String(required=True, metadata={"description": "The league's id."})
     name = fields.String(required=True, metadata={"description": "The league's name."})
-    game = fields.String(required=True, metadata={"description": "Name of the game played."})
+    game = Ref("GameName", required=True, metadata={"description": "Name of the game played."})
     seats = fields.Integer(required=True, metadata={"description": "Seats per table."})
     status = fields.String(
         required=True,
