@@ -1312,6 +1312,14 @@ class TournamentSummarySchema(Schema):
         metadata={"description": "`scheduled`, `running`, `finished` or `cancelled`."},
     )
     entrants_total = fields.Integer(required=True, metadata={"description": "How many bots entered."})
+    entrants = fields.List(
+        fields.Nested("ListedEntrantSchema"),
+        required=True,
+        metadata={
+            "description": f"The first {catalog.ENTRANTS_SHOWN} entrants, named (the others are only "
+            "counted)."
+        },
+    )
     practice = fields.Boolean(
         required=True, metadata={"description": "True when the creator chose the seed (a practice run)."}
     )
@@ -1325,6 +1333,16 @@ class TournamentSummarySchema(Schema):
         "LeagueRoundSchema",
         metadata={"description": "Present only for a league's round: the league and the round's number."},
     )
+
+
+class ListedEntrantSchema(Schema):
+    """An entrant as listTournaments names it."""
+
+    class Meta:
+        name = "ListedEntrant"
+
+    bot_id = fields.String(required=True, metadata={"description": "The bot's id."})
+    name = fields.String(required=True, metadata={"description": "The bot's name (its id if it is gone)."})
 
 
 class TournamentListSchema(Schema):

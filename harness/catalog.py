@@ -23,6 +23,8 @@ PAGE_MAX = 100
 PAGE_DEFAULT = 50
 # Stored tournaments or leagues read to answer one page, whatever the filters skip.
 SCAN_BUDGET = 500
+# The first entrants of each listed tournament, named (the rest are counted: `entrants_total`).
+ENTRANTS_SHOWN = 8
 CHUNK = 100
 TOURNAMENT_STATUSES = (*t.STATUSES, "any")
 LEAGUE_STATUSES = (*t.LEAGUE_STATUSES, "any")
@@ -96,6 +98,7 @@ def tournament_item(tid: str, raw: list[bytes | None]) -> dict[str, Any] | None:
         "seats": spec["seats"],
         "status": status.decode(),
         "entrants_total": len(spec["entrants"]),
+        "entrants": [{"bot_id": b, "name": b} for b in spec["entrants"][:ENTRANTS_SHOWN]],
         "practice": bool(spec.get("practice")),
         "progress": {
             "total": total,
@@ -147,7 +150,20 @@ def list_tournaments(
             out.append(item if keep else None)
         return out
 
-    return _walk(size, ids_at, fetch, cursor, limit)
+    page = _walk(size, ids_at, fetch, cursor, limit)
+    _name_entrants(ctx, page.items)
+    return page
+
+
+def _name_entrants(ctx: HarnessContext, items: list[dict[str, Any]]) -> None:
+    """Put each shown entrant's bot name in (one round trip; a bot gone keeps its id as name)."""
+    shown = [e for item in items for e in item["entrants"]]
+    pipe = ctx.bots.client.pipeline(transaction=False)
+    for entrant in shown:
+        pipe.hget(ctx.bots.key_for("bot", entrant["bot_id"]), "name")
+    for entrant, name in zip(shown, pipe.execute() if shown else [], strict=True):
+        if name is not None:
+            entrant["name"] = name.decode()
 
 
 def list_leagues(

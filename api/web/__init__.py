@@ -13,15 +13,15 @@ first `CHART_LINES` entrants (at most `harness.standings.HISTORY_POINTS` points 
 `MAX_MATCH_WINDOW` matches (``matches_offset``, ``matches_limit``, by default `MATCH_WINDOW`),
 a bot's page at most `harness.botrecords.MAX_PAGE` matches and its latest
 `harness.botrecords.LEAGUES_SHOWN` leagues,
-the latest `ROUNDS_SHOWN` rounds of a league, the first `ENTRANTS_SHOWN` entrants of each
-tournament on the home page.
+the latest `ROUNDS_SHOWN` rounds of a league. The home page reads the public listings
+(listTournaments, listLeagues: names, games, statuses and counts, a bounded page each).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_from_directory
 
@@ -47,7 +47,6 @@ CHART_LINES = 12
 MATCH_WINDOW = 50
 MAX_MATCH_WINDOW = 200
 ROUNDS_SHOWN = 20
-ENTRANTS_SHOWN = 8
 ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 bp = Blueprint("web", __name__, url_prefix="/web")
@@ -128,34 +127,6 @@ def _int_arg(name: str, default: int, low: int, high: int) -> int:
 def _by() -> str:
     """The standings' `by` argument: ``version`` (a row per bot version) or ``bot`` (the default)."""
     return "version" if request.args.get("by") == "version" else "bot"
-
-
-@bp.get("/data/overview")
-def overview() -> Response:
-    """Recent tournaments (with progress) and leagues."""
-
-    ctx = _context()
-    rows = []
-    for tid in ctx.store.list_tournaments(limit=50):
-        try:
-            info = t.get_tournament(ctx, tid)
-        except Exception:  # a half-written record must not take the home page down
-            continue
-        info["entrants_total"] = len(info["entrants"])
-        info["entrants"] = info["entrants"][:ENTRANTS_SHOWN]
-        info.pop("coverage", None)
-        rows.append(info)
-    names = _names(ctx, [b for info in rows for b in info["entrants"]])
-    for info in rows:
-        info["entrant_names"] = {b: names[b] for b in info["entrants"]}
-    leagues = []
-    raw_ids = cast(list[bytes], ctx.store.client.zrevrange(ctx.store.key_for("league_index"), 0, 49))
-    for raw in raw_ids:
-        try:
-            leagues.append(t.league_overview(ctx, raw.decode(), rounds=0))
-        except Exception:
-            continue
-    return jsonify({"tournaments": rows, "leagues": leagues})
 
 
 def rating_history(results: list[dict[str, Any]], cooperative: bool, prior: dict[str, Any]) -> dict[str, Any]:

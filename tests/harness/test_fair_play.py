@@ -146,7 +146,7 @@ def _read_everything(api: str, tid: str, lid: str | None) -> list[Any]:
         get(f"/bots/{bot}/matches")  # each entrant's own records (issue 18)
         get(f"/web/data/bots/{bot}")
     get("/tournaments")
-    get("/web/data/overview")
+    get("/leagues")
     get(f"/web/data/tournaments/{tid}")
     get("/metrics")
     get("/health")

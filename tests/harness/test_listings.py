@@ -167,10 +167,10 @@ def test_league_rounds_are_named_after_the_league_and_a_rename_names_later_round
 
 
 def test_tournaments_are_listed_newest_first_with_what_the_index_page_shows(
-    client: FlaskClient, bots: list[tuple[str, str]]
+    client: FlaskClient, ctx: HarnessContext, bots: list[tuple[str, str]]
 ) -> None:
-    """Rule: listTournaments gives id, name, game, seats, status, entrant count, practice, progress
-    and creation time, newest first."""
+    """Rule: listTournaments gives id, name, game, seats, status, entrant count and the first
+    entrants by name, practice, progress and creation time, newest first."""
     older = new_tournament(client, bots, name="older")
     newer = new_tournament(client, bots[:2], game="trick-n-trouble", name="newer", seed=7)
     body = client.get("/tournaments").get_json()
@@ -187,6 +187,7 @@ def test_tournaments_are_listed_newest_first_with_what_the_index_page_shows(
         "seats": 3,
         "status": "scheduled",
         "entrants_total": 2,
+        "entrants": [{"bot_id": b, "name": ctx.bots.get(b)["name"]} for b, _ in bots[:2]],
         "practice": True,
         "progress": {"total": newer["progress"]["total"], "completed": 0, "fraction": 0.0},
         "created_at": newer["created_at"],

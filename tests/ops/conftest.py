@@ -18,6 +18,8 @@ from bots.bundled import GAME_NAMES, make_bot
 from bots.sdk import BotServer
 
 GAME_SEATS = {"tricky-teams": 4, "trick-n-trouble": 3}
+# The arena's tournaments' names (one with characters a page must escape).
+TOURNAMENT_NAMES = {"tricky-teams": "Spring <cup> & co", "trick-n-trouble": "Trick 'n Trouble open"}
 
 
 @dataclass
@@ -111,6 +113,7 @@ def arena(served: Served) -> Iterator[Arena]:
                 options=options,
                 seed=11,
                 enqueue=False,
+                name=TOURNAMENT_NAMES[game],
             )
             tid = info["tournament_id"]
             # The matches are the RQ jobs' work, played here in-process to keep the test short.

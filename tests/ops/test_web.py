@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.ops.conftest import GAME_SEATS, Arena, Served, new_game
+from tests.ops.conftest import GAME_SEATS, TOURNAMENT_NAMES, Arena, Served, new_game
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -80,6 +80,39 @@ def test_home_page_lists_every_tournament_with_its_progress(page: Any, arena: Ar
         row = page.locator("#tournament-list tr", has=link)
         assert game in row.inner_text() and "finished" in row.inner_text()
     page.screenshot(path=str(shots / "home.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_home_page_names_tournaments_and_leagues_with_game_status_and_entrants(
+    page: Any, arena: Arena, shots: Path
+) -> None:
+    """Rule (issue 17): the home page shows each tournament and league by its name (escaped, never
+    its hex id as the label), with its game, status and entrant or member count, read from the
+    public listings (listTournaments, listLeagues)."""
+    listings: list[str] = []
+    page.on("request", lambda r: listings.append(r.url) if "/web/data/" not in r.url else None)
+    page.goto(f"{arena.served.base}/web/")
+    page.wait_for_selector("#tournament-list")
+    page.wait_for_selector("#league-list")
+    assert any(u.endswith("/tournaments?limit=50") for u in listings)
+    assert any(u.endswith("/leagues?limit=50") for u in listings)
+    for game, tid in arena.tournaments.items():
+        row = page.locator(f'#tournament-list tr[data-tournament="{tid}"]')
+        assert row.locator("a.name").inner_text() == TOURNAMENT_NAMES[game]
+        assert tid not in row.inner_text()
+        assert row.locator(".game").inner_text().startswith(game)
+        assert row.locator(".status").inner_text() == "finished"
+        assert row.locator(".entrants").get_attribute("data-total") == str(len(arena.bots))
+        assert sorted(row.locator(".entrants a.bot").all_inner_texts()) == sorted(arena.bots)
+    round_row = page.locator(f'#tournament-list tr[data-tournament="{arena.league}r1"]')
+    assert round_row.locator("a.name").inner_text() == "Nightly · round 1"
+    league = page.locator(f'#league-list tr[data-league="{arena.league}"]')
+    assert league.locator("a.name").inner_text() == "Nightly"
+    assert league.locator(".game").inner_text().startswith("tricky-teams")
+    assert league.locator(".status").inner_text() == "active"
+    assert league.locator(".members").inner_text() == str(len(arena.bots))
+    assert page.locator("#tournament-list cup").count() == 0  # the name was escaped, not parsed
+    page.screenshot(path=str(shots / "home-names.png"), full_page=True)
     assert page.errors == []
 
 
