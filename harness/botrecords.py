@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from harness.runner import HarnessContext
-from harness.standings import seat_versions
+from harness.standings import row_flag, seat_versions
 from harness.store import loads_many
 from harness.tournaments import is_published
 
@@ -187,3 +187,18 @@ def bot_leagues(ctx: HarnessContext, bot_id: str, count: int = LEAGUES_SHOWN) ->
     """The leagues the bot has results in, latest first (at most `count`)."""
     raw = ctx.store.client.zrevrange(ctx.store.key_for("bot_leagues", bot_id), 0, count - 1)
     return [m.decode() for m in cast(Sequence[bytes], raw)]
+
+
+def tournament_flags(ctx: HarnessContext, bot_id: str, tids: Sequence[str]) -> list[dict[str, Any]]:
+    """The tournaments among `tids` whose standings flag the bot (most of its calls faulted there),
+    each with the flag's plain-words reason (`harness.faults.fault_flag`): one round trip."""
+    unique = list(dict.fromkeys(tids))
+    pipe = ctx.store.client.pipeline(transaction=False)
+    for tid in unique:
+        pipe.hget(ctx.store.scope_key(f"t:{tid}", "rows"), bot_id)
+    flagged = []
+    for tid, row in zip(unique, loads_many(pipe.execute()), strict=True):
+        flag = row_flag(row) if row is not None else None
+        if flag is not None:
+            flagged.append({"tournament_id": tid, **flag})
+    return flagged

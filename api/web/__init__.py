@@ -209,7 +209,8 @@ def league_data(lid: str) -> Response:
 @bp.get("/data/bots/<bot_id>")
 def bot_data(bot_id: str) -> Response:
     """What a bot's page shows: the bot, its results per version, a page of its matches (newest
-    first, `matches_limit`, `cursor`) and its rating line in each of its latest leagues."""
+    first, `matches_limit`, `cursor`), the tournaments of that page whose standings flag it (most of
+    its calls faulted, and why) and its rating line in each of its latest leagues."""
 
     _check_id(bot_id)
     ctx = _context()
@@ -246,6 +247,7 @@ def bot_data(bot_id: str) -> Response:
             "matches": page.matches,
             "next_cursor": page.next_cursor,
             "leagues": leagues,
+            "flags": botrecords.tournament_flags(ctx, bot_id, [m["tournament_id"] for m in page.matches]),
             "names": _names(ctx, [bot_id, *others]),
         }
     )

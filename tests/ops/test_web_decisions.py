@@ -69,6 +69,23 @@ def faulty(served: Served) -> Iterator[Faulty]:
             server.stop()
 
 
+def test_the_bot_page_flags_the_tournaments_where_its_calls_faulted(
+    page: Any, served: Served, faulty: Faulty, shots: Path
+) -> None:
+    """Rule: a bot that faults on most of its calls in a tournament is flagged on its own page too,
+    with the reason in plain words and a link to that tournament; a bot without faults is not."""
+    page.goto(f"{served.base}/web/bots/{faulty.wrong}")
+    page.wait_for_selector("#flags-panel:not([hidden])")
+    flag = page.locator(f"#flags .flag[data-tournament='{faulty.tid}']")
+    assert flag.inner_text().startswith(f"⚠ {FLAG}")
+    assert flag.locator("a").get_attribute("href") == f"/web/tournaments/{faulty.tid}"
+    page.screenshot(path=str(shots / "bot-page-flag.png"), full_page=True)
+    page.goto(f"{served.base}/web/bots/{faulty.good}")
+    page.wait_for_selector("#match-list")
+    assert page.locator("#flags .flag").count() == 0 and page.locator("#flags-panel").is_hidden()
+    assert page.errors == []
+
+
 def _step(page: Any) -> tuple[int, int]:
     match = re.fullmatch(r"move (\d+) / (\d+)", page.locator("#step").inner_text())
     assert match, page.locator("#step").inner_text()
