@@ -19,6 +19,10 @@ OPERATIONS = [
     "joinLeague",
     "leaveLeague",
     "getLeagueStandings",
+    "listTournaments",
+    "listLeagues",
+    "rotateTournamentKey",
+    "rotateLeagueKey",
 ]
 # A schema can't say "this bot exists" or "this key is the owner's": those answers are the contract's.
 POSITIVE_EXPECTED = ["2xx", "401", "403", "404", "409", "422"]
