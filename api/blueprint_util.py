@@ -8,11 +8,14 @@ classes, so nothing changes. Import `Api` and `Blueprint` from here, never from 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
+from marshmallow import fields, validate
+
 from api.schemas import ErrorSchema
+from core.wire import GAME_WIRE
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -154,3 +157,39 @@ def header_parameter(name: str, description: str) -> dict[str, Any]:
         "schema": {"type": "string"},
         "description": description,
     }
+
+
+def game_name_field(description: str, **kwargs: Any) -> Any:
+    """A request's game name: a string the spec enumerates (`GameName`'s values); a name that is not
+    a game is refused by the operation itself (422 `unknown_game`)."""
+    return fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": description, "enum": sorted(GAME_WIRE)},
+        **kwargs,
+    )
+
+
+def at_least_one_of(names: Sequence[str]) -> dict[str, Any]:
+    """The JSON Schema keyword of a request body (a marshmallow schema's `JSON_SCHEMA`) that says at
+    least one of `names` is given and not null, as the schema's validator demands."""
+    return {"anyOf": [not_null([name]) for name in names]}
+
+
+def not_null(names: Sequence[str]) -> dict[str, Any]:
+    """The JSON Schema of an object in which each of `names` is given and not null."""
+    return {
+        "required": list(names),
+        "properties": {
+            name: {"not": {"type": "null"}, "description": f"`{name}`, not null."} for name in names
+        },
+    }
+
+
+class StrictBoolean(fields.Boolean):
+    """A JSON body's boolean: `true` or `false` only (marshmallow's Boolean also takes 0, 1, "yes"...,
+    which the spec's `type: boolean` does not)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value

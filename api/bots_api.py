@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Response, jsonify
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
-from api.blueprint_util import Api, Blueprint, ErrorDocs
+from api.blueprint_util import Api, Blueprint, ErrorDocs, StrictBoolean, at_least_one_of, game_name_field
 from api.context import app_context
-from api.games_api import bearer_token
+from api.games_api import bearer_token, key_before_body
 from api.schemas.games import nullable, ref
 from bots.protocol import SIGNATURE_HEADER, TIMESTAMP_HEADER, BotInfoSchema, register_protocol_schemas
 from core import errors
@@ -42,6 +42,7 @@ ERROR_TEXT = {
     409: "The name is taken (`duplicate_name`, deleted bots keep theirs), the URL is another owner's "
     "(`url_taken`: an active bot uses it and the request's owner key owns none of the bots there; "
     "`details.url` is the URL as compared) or the bot was deleted (`bot_deleted`).",
+    410: "The bot was deleted (`bot_deleted`); `listBots` with `include_deleted=true` still lists it.",
     413: "The request body is too large (code `body_too_large`).",
     429: "Too many requests (`rate_limited`, with `Retry-After`): over the API's limits, or (checkBot) "
     f"a check of this bot is running or ended less than {CHECK_COOLDOWN_S:.0f} s ago.",
@@ -61,7 +62,7 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 
 def _games_field(required: bool) -> fields.List[str]:
     return fields.List(
-        fields.String(validate=validate.Length(min=1, max=64)),
+        game_name_field("A game's name."),
         required=required,
         validate=validate.Length(min=1, max=8),
         metadata={"description": "Games the bot plays (its GET / must list each of them)."},
@@ -93,7 +94,7 @@ class CreateBotSchema(Schema):
     name = _name_field(True)
     url = _url_field(True)
     games = _games_field(True)
-    open = fields.Boolean(
+    open = StrictBoolean(
         load_default=None,
         allow_none=True,
         metadata={
@@ -119,10 +120,12 @@ class UpdateBotSchema(Schema):
     class Meta:
         name = "UpdateBot"
 
+    JSON_SCHEMA = at_least_one_of(["name", "url", "games", "open"])
+
     name = _name_field(False)
     url = _url_field(False)
     games = _games_field(False)
-    open = fields.Boolean(
+    open = StrictBoolean(
         load_default=None,
         allow_none=True,
         metadata={
@@ -273,6 +276,11 @@ class RotateKeysSchema(Schema):
             "uniqueItems": True,
         },
     )
+
+    @validates("rotate")
+    def _unique(self, value: list[str], **kwargs: Any) -> None:
+        if len(set(value)) != len(value):
+            raise ValidationError("name each of owner_key and secret at most once")
 
 
 class RotatedKeysSchema(Schema):
@@ -447,14 +455,19 @@ def list_bots(query: dict[str, Any]) -> Response:
 @blp.route("/bots/<string:bot_id>", methods=["GET"])
 @blp.doc(operationId="getBot", tags=["bots"], summary="One bot (public fields)")
 @blp.response(200, BotSchema)
-@documents_errors(404)
+@documents_errors(404, 410)
 def get_bot(bot_id: str) -> Response:
-    """A bot's public fields; a deleted bot stays readable with status `deleted`."""
-    return jsonify(registry().get(_valid(bot_id)))
+    """A bot's public fields. A deleted bot is gone from here (410 `bot_deleted`: DELETE means what it
+    says); its record stays, listed by `listBots` with `include_deleted=true` or `status=deleted`."""
+    bot = registry().get(_valid(bot_id))
+    if bot["status"] == "deleted":
+        raise errors.Gone(f"bot {bot_id!r} was deleted", code="bot_deleted")
+    return jsonify(bot)
 
 
 @blp.route("/bots/<string:bot_id>", methods=["PATCH"])
 @blp.doc(operationId="updateBot", tags=["bots"], summary="Change a bot (owner key)", security=OWNER_AUTH)
+@key_before_body
 @blp.arguments(UpdateBotSchema)
 @blp.response(200, BotSchema)
 @documents_errors(401, 403, 404, 409, 413, 422)
@@ -473,6 +486,7 @@ def update_bot(body: dict[str, Any], bot_id: str) -> Response:
     summary="Replace a bot's owner key and/or signing secret (owner key)",
     security=OWNER_AUTH,
 )
+@key_before_body
 @blp.arguments(RotateKeysSchema)
 @blp.response(200, RotatedKeysSchema)
 @documents_errors(401, 403, 404, 409, 413, 422)

@@ -61,7 +61,8 @@ ERROR_CODES: dict[str, str] = {
         "409: another owner's active bot uses that URL (`details.url`, normalised); send the owner key "
         "of a bot there to share it."
     ),
-    "bot_deleted": "409: the bot was deleted.",
+    "bot_deleted": "409 (410 from getBot): the bot was deleted.",
+    "gone": "410: it was deleted.",
     "tournament_exists": "409: a tournament with that id exists.",
     "tournament_over": "409: the tournament has ended already.",
     "league_deleted": "409: the league was deleted.",

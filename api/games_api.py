@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -98,6 +99,19 @@ def service() -> GameService:
 def bearer_token() -> str | None:
     """The seat token of the request's Authorization header (see `parse_bearer`)."""
     return parse_bearer(request.headers.get("Authorization"))
+
+
+def key_before_body(func: F) -> F:
+    """An operation that needs a key and reads a body asks for the key first: without an Authorization
+    header it is 401 whatever the body (decorate between `blp.doc` and `blp.arguments`)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if bearer_token() is None:
+            raise errors.MissingToken("use 'Authorization: Bearer <key>'")
+        return func(*args, **kwargs)
+
+    return cast(F, wrapper)
 
 
 def parse_bearer(header: str | None) -> str | None:

@@ -14,9 +14,9 @@ from typing import Any
 from flask import Flask, Response, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api.blueprint_util import Api, Blueprint, ErrorDocs
+from api.blueprint_util import Api, Blueprint, ErrorDocs, at_least_one_of, game_name_field, not_null
 from api.context import app_context
-from api.games_api import bearer_token
+from api.games_api import bearer_token, key_before_body
 from core import errors
 from core.wire.common import ObjectRef, Ref
 from harness import catalog
@@ -105,11 +105,7 @@ def _match_settings(body: dict[str, Any]) -> dict[str, Any]:
 
 
 class _MatchSettings(Schema):
-    game = fields.String(
-        required=True,
-        validate=validate.Length(min=1, max=64),
-        metadata={"description": "Name of the game to play (e.g. `tricky-teams`)."},
-    )
+    game = game_name_field("Name of the game to play.", required=True)
     seats = fields.Integer(
         required=True,
         validate=validate.Range(min=1, max=16),
@@ -811,6 +807,8 @@ class CreateLeagueSchema(_MatchSettings):
     class Meta:
         name = "CreateLeague"
 
+    JSON_SCHEMA = {"oneOf": [not_null(["interval_s"]), not_null(["cron"])]}
+
     name = _name_field(
         "The league's name; default `<game> league <first 6 digits of its id>`; its rounds are named "
         "`<league name> · round <n>`",
@@ -850,6 +848,11 @@ class UpdateLeagueSchema(Schema):
 
     class Meta:
         name = "UpdateLeague"
+
+    JSON_SCHEMA = {
+        **at_least_one_of(["name", "status", "interval_s", "cron"]),
+        "not": not_null(["interval_s", "cron"]),
+    }
 
     name = _name_field(
         "A new name (rounds created from then on carry it)", load_default=None, allow_none=True
@@ -1101,6 +1104,7 @@ def get_league(league_id: str) -> Response:
     summary="Pause, resume, rename or reschedule a league (its owner key)",
     security=OWNER_AUTH,
 )
+@key_before_body
 @blp.arguments(UpdateLeagueSchema)
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409, 413, 422)
@@ -1137,6 +1141,7 @@ def delete_league(league_id: str) -> Response:
 @blp.doc(
     operationId="joinLeague", tags=["leagues"], summary="Join a bot (its owner key)", security=OWNER_AUTH
 )
+@key_before_body
 @blp.arguments(JoinLeagueSchema)
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409, 413, 422)

@@ -72,6 +72,13 @@ class VersionConflict(Conflict):
     code = "version_conflict"
 
 
+class Gone(ServiceError):
+    """The thing was deleted: its record is kept (for history), but it is no longer there to read."""
+
+    status = 410
+    code = "gone"
+
+
 class PreconditionFailed(ServiceError):
     """`If-Match` named a version that is no longer current."""
 

@@ -228,11 +228,23 @@ class CreatedGameSchema(Schema):
     )
 
 
+class JsonInteger(fields.Integer):
+    """A JSON body's integer as JSON Schema has it: a whole number, `3.0` included (loaded as 3); not a
+    boolean, a string or a fraction (marshmallow's strict Integer refuses 3.0, its lax one takes "3")."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._validated(value)
+
+
 class JoinGameSchema(Schema):
     """Body of joinGame (an empty object, or no body, claims the lowest open seat)."""
 
-    seat = fields.Integer(
-        strict=True,
+    seat = JsonInteger(
         allow_none=True,
         validate=validate.Range(min=0, max=MAX_SEATS - 1),
         metadata={"description": "The open seat to claim; absent or null: the lowest open seat."},

@@ -669,17 +669,22 @@ class ContractPlugin(BasePlugin):
     def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
         """A marshmallow schema without a description is described by its docstring (a mirror's: the
         TypedDict's); its properties' defaults move into their descriptions (see `defaults_described`:
-        generated clients would make a property with a default required, in a body a client writes)."""
+        generated clients would make a property with a default required, in a body a client writes);
+        its `JSON_SCHEMA` (keywords across fields, e.g. `anyOf`) is added."""
         schema = kwargs.get("schema")
         if schema is not None:
             defaults_described(definition.get("properties"), say_null=False)
-        if schema is None or definition.get("description"):
+        if schema is None:
             return None
         cls = schema if isinstance(schema, type) else type(schema)
         if not issubclass(cls, Schema):
             return None
-        text = description_of(cls)
-        return {"description": text} if text else None
+        # Rules across fields that a schema's validator enforces (`at least one of ...`), in JSON Schema.
+        extra: dict[str, Any] = dict(getattr(cls, "JSON_SCHEMA", {}))
+        text = "" if definition.get("description") else description_of(cls)
+        if text:
+            extra["description"] = text
+        return extra or None
 
     def operation_helper(
         self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any

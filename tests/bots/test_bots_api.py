@@ -252,7 +252,8 @@ def test_rule_malformed_submissions_are_422_validation_errors(
 def test_rule_owner_only_operations_and_delete_keeps_the_record(
     client: FlaskClient, good_bot: str, bad_bots: dict[str, str]
 ) -> None:
-    """Rule: update/delete need the own owner key (401 without, 403 another); a deleted bot stays readable."""
+    """Rule: update/delete need the own owner key (401 without, 403 another); a deleted bot is gone from
+    getBot (410) but its record stays, listed with include_deleted."""
     mine = _create(client, "mine", good_bot).json
     theirs = _create(client, "theirs", good_bot).json
     bot_id = mine["bot"]["id"]
@@ -287,8 +288,8 @@ def test_rule_owner_only_operations_and_delete_keeps_the_record(
 
     resp = client.delete(f"/bots/{bot_id}", headers=auth)
     assert resp.status_code == 200 and resp.json["status"] == "deleted" and resp.json["deleted"] is not None
-    kept = client.get(f"/bots/{bot_id}")
-    assert kept.status_code == 200 and kept.json["name"] == "renamed" and kept.json["status"] == "deleted"
+    gone = client.get(f"/bots/{bot_id}")
+    assert (gone.status_code, gone.json["code"]) == (410, "bot_deleted")
     assert bot_id not in [b["id"] for b in client.get("/bots").json["bots"]]
     assert bot_id in [b["id"] for b in client.get("/bots?include_deleted=true").json["bots"]]
     resp = client.patch(f"/bots/{bot_id}", json={"name": "again"}, headers=auth)
