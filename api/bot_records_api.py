@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Response, jsonify
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, fields, validate
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.bots_api import _valid, registry
 from api.context import app_context
 from core.wire.common import Ref
 from harness import botrecords
-from harness.tournaments import LeagueNotFound, TournamentNotFound
+from harness.tournaments import LeagueNotFound, TournamentNotFound, get_tournament
 
 blp = Blueprint("bot_records", __name__, description="A bot's own records: its matches.")
 
@@ -45,7 +45,10 @@ class BotMatchesQuerySchema(Schema):
     league_id = fields.String(
         load_default=None,
         validate=validate.Regexp(SCOPE_ID_PATTERN, error="a league id"),
-        metadata={"description": "Only this league's matches (every round)."},
+        metadata={
+            "description": "Only this league's matches (every round). With `tournament_id` too: that "
+            "tournament's matches if it is a round of this league, else none."
+        },
     )
     limit = fields.Integer(
         load_default=botrecords.DEFAULT_PAGE,
@@ -57,11 +60,6 @@ class BotMatchesQuerySchema(Schema):
         validate=validate.Regexp(CURSOR_PATTERN, error="a cursor from a listBotMatches answer"),
         metadata={"description": "Where to go on: the `next_cursor` of the previous page."},
     )
-
-    @validates_schema
-    def _one_filter(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("tournament_id") and data.get("league_id"):
-            raise ValidationError("filter by tournament_id or by league_id, not both", "league_id")
 
 
 class BotMatchResultSchema(Schema):
@@ -187,6 +185,12 @@ def list_bot_matches(query: dict[str, Any], bot_id: str) -> Response:
         raise TournamentNotFound(f"no tournament {tid!r}")
     if lid is not None and not ctx.store.client.exists(ctx.store.key_for("league", lid)):
         raise LeagueNotFound(f"no league {lid!r}")
+    if tid is not None and lid is not None:
+        # Both filters (a query's parameters cannot exclude each other in the spec): the tournament's
+        # matches when it is a round of that league, else none.
+        if (get_tournament(ctx, tid).get("league") or {}).get("league_id") != lid:
+            return jsonify({"matches": [], "next_cursor": None})
+        lid = None
     page = botrecords.bot_matches(ctx, bot_id, tid, lid, query["limit"], query["cursor"])
     return jsonify({"matches": page.matches, "next_cursor": page.next_cursor})
 

@@ -65,7 +65,7 @@ ERROR_CODES: dict[str, str] = {
     "gone": "410: it was deleted.",
     "tournament_exists": "409: a tournament with that id exists.",
     "tournament_over": "409: the tournament has ended already.",
-    "league_deleted": "409: the league was deleted.",
+    "league_deleted": "409 (410 from getLeague and getLeagueStandings): the league was deleted.",
     "league_full": "409: the league has as many members as it takes (`details.max`).",
     "not_a_member": "409: the bot is not a member of the league.",
     "league_round": (

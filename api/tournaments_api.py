@@ -52,6 +52,7 @@ ERROR_TEXT = {
     409: "Conflict: the tournament is already over (`tournament_over`), the bot is not a member "
     "(`not_a_member`) or was deleted (`bot_deleted`), the league was deleted (`league_deleted`), or "
     "a league round's own key was to be rotated (`league_round`: rotate the league's).",
+    410: "The league was deleted (`league_deleted`); its rounds stay readable as tournaments.",
     413: "The request body is too large (code `body_too_large`).",
     422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or an impossible tournament: "
     "`unknown_game`, `invalid_seats`, `bot_game_mismatch`, `duplicate_entrants`, `invalid_schedule`, "
@@ -1091,10 +1092,18 @@ def create_league(body: dict[str, Any]) -> Response:
 @blp.route("/leagues/<string:league_id>", methods=["GET"])
 @blp.doc(operationId="getLeague", tags=["leagues"], summary="A league: members, rounds, next round")
 @blp.response(200, LeagueSchema)
-@documents_errors(404)
+@documents_errors(404, 410)
 def get_league(league_id: str) -> Response:
-    """Settings, members and rounds."""
-    return _json(ops.get_league(context(), league_id))
+    """Settings, members and rounds. A deleted league is gone from here and from its standings (410
+    `league_deleted`); its rounds stay readable as tournaments, and `listLeagues` still lists it."""
+    return _json(_live_league(league_id))
+
+
+def _live_league(league_id: str) -> dict[str, Any]:
+    league = ops.get_league(context(), league_id)
+    if league["status"] == "deleted":
+        raise errors.Gone(f"league {league_id!r} was deleted", code="league_deleted")
+    return league
 
 
 @blp.route("/leagues/<string:league_id>", methods=["PATCH"])
@@ -1133,7 +1142,8 @@ def update_league(body: dict[str, Any], league_id: str) -> Response:
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409)
 def delete_league(league_id: str) -> Response:
-    """No more rounds; the league, its rounds and standings stay readable (status `deleted`)."""
+    """No more rounds; the league is gone from getLeague and its standings (410), its rounds stay
+    readable as tournaments and listLeagues lists it (status `deleted`)."""
     return _json(ops.delete_league(context(), league_id, _key()))
 
 
@@ -1165,9 +1175,10 @@ def leave_league(league_id: str, bot_id: str) -> Response:
 @blp.doc(operationId="getLeagueStandings", tags=["leagues"], summary="Standings over every round")
 @blp.arguments(StandingsQuerySchema, location="query")
 @blp.response(200, StandingsSchema)
-@documents_errors(404, 422)
+@documents_errors(404, 410, 422)
 def get_league_standings(query: dict[str, Any], league_id: str) -> Response:
     """Every round's results together, ratings carried round by round: one page of rows."""
+    _live_league(league_id)
     return _json(ops.league_standings(context(), league_id, query["offset"], query["limit"], query["by"]))
 
 

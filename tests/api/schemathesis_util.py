@@ -21,6 +21,7 @@ creates (by createGame, createBot, ... and the stateful phase's links) joins the
 from __future__ import annotations
 
 import collections
+import json
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -129,8 +130,12 @@ class RealWorld:
             self.bots[body["bot"]["id"]] = body["owner_key"]
         elif operation_id == "createTournament":
             self.tournaments[body["tournament_id"]] = body["owner_key"]
+        elif operation_id == "rotateTournamentKey":
+            self.tournaments[body["tournament"]["tournament_id"]] = body["owner_key"]
         elif operation_id == "createLeague":
             self.leagues[body["league_id"]] = body["owner_key"]
+        elif operation_id == "rotateLeagueKey":
+            self.leagues[body["league"]["league_id"]] = body["owner_key"]
 
 
 @dataclass
@@ -208,17 +213,23 @@ class RealIdsAndKeys:
 
 
 def _real_body(world: RealWorld, operation_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    """Real values for the body fields that name things: a live bot's URL, real bots with their keys."""
+    """Real values for the body fields that name things (a live bot's URL, real bots with their keys)
+    or that only some values of the schema's make work (a table size the game is played at, a cron
+    that fires), so that generated creations succeed too."""
     rng = world.rng
+    real: dict[str, Any] = {}
     if "url" in body and world.bot_urls and re.search(r"Bot$", operation_id):
-        return {"url": rng.choice(world.bot_urls)}
+        real["url"] = rng.choice(world.bot_urls)
     if isinstance(body.get("entrants"), list) and world.bots:
-        bots = list(world.bots)
-        entrants = [rng.choice(bots) for _ in body["entrants"]]
-        return {"entrants": entrants, "owner_keys": sorted({world.bots[b] for b in entrants})}
+        entrants = rng.sample(list(world.bots), min(len(body["entrants"]), len(world.bots)))
+        real.update(entrants=entrants, owner_keys=sorted({world.bots[b] for b in entrants}))
     if "bot_id" in body and world.bots:
-        return {"bot_id": rng.choice(list(world.bots))}
-    return {}
+        real["bot_id"] = rng.choice(list(world.bots))
+    if body.get("game") in GAMES and isinstance(body.get("seats"), int):
+        real["seats"] = rng.choice(list(GAMES[body["game"]].seat_counts))
+    if isinstance(body.get("cron"), str):
+        real["cron"] = "17 3 * * *"
+    return real
 
 
 @dataclass
@@ -230,6 +241,7 @@ class SchemathesisRun:
     statuses: collections.Counter[tuple[str, int]] = field(default_factory=collections.Counter)
     modes: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
     checks: collections.Counter[str] = field(default_factory=collections.Counter)
+    positive_codes: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
     failures: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -239,7 +251,8 @@ class SchemathesisRun:
         for label, count in sorted(self.cases_by_operation.items()):
             answers = {s: n for (op, s), n in sorted(self.statuses.items()) if op == label}
             modes = {m: n for (op, m), n in sorted(self.modes.items()) if op == label}
-            lines.append(f"  {label}: {count} cases {modes}, answers {answers}")
+            refusals = {c: n for (op, c), n in sorted(self.positive_codes.items()) if op == label and c}
+            lines.append(f"  {label}: {count} cases {modes}, answers {answers}, to valid data {refusals}")
         lines.append(f"  checks run: {dict(sorted(self.checks.items()))}")
         return "\n".join(lines)
 
@@ -300,13 +313,28 @@ def _record(run: SchemathesisRun, event: Any) -> None:
         if case.meta is not None:
             run.modes[(label, str(case.meta.generation.mode.value))] += 1
         interaction = recorder.interactions.get(case_id)
+        # (the checks' own probes, OPTIONS for one, are recorded too: count the case's request only)
         if interaction is not None and interaction.response is not None:
-            run.statuses[(label, interaction.response.status_code)] += 1
+            if interaction.request.method.upper() == case.method.upper():
+                run.statuses[(label, interaction.response.status_code)] += 1
+                if case.meta is not None and case.meta.generation.mode.is_positive:
+                    run.positive_codes[(label, _code(interaction.response))] += 1
     for case_id, checks in recorder.checks.items():
         for check in checks:
             run.checks[check.name] += 1
             if check.status == Status.FAILURE:
                 run.failures.append(_describe(recorder, case_id, check))
+
+
+def _code(response: Any) -> str:
+    """The error code of an answer ("" for a success or a body that is not an error)."""
+    if response.status_code < 400:
+        return ""
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return str(response.status_code)
+    return f"{response.status_code} {body.get('code')}" if isinstance(body, dict) else ""
 
 
 def _describe(recorder: Any, case_id: str, check: Any) -> str:

@@ -15,7 +15,16 @@ from tests.api.conftest import LiveServer
 from tests.api.schemathesis_util import RealWorld, assert_every_operation_covered, run_schemathesis
 from tests.harness.bot_servers import random_bots
 
-BOT_OPERATIONS = ["createBot", "listBots", "getBot", "updateBot", "deleteBot", "checkBot", "rotateBotKeys"]
+BOT_OPERATIONS = [
+    "createBot",
+    "listBots",
+    "getBot",
+    "updateBot",
+    "deleteBot",
+    "checkBot",
+    "rotateBotKeys",
+    "listBotMatches",
+]
 MIN_CASES = 700
 MIN_CASES_PER_OPERATION = 10
 

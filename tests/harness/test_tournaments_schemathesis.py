@@ -19,13 +19,17 @@ from tests.harness.bot_servers import random_bots
 
 OPERATIONS = [
     "createTournament",
+    "listTournaments",
     "getTournament",
+    "rotateTournamentKey",
     "listTournamentMatches",
     "getTournamentStandings",
     "cancelTournament",
     "getTournamentMatch",
     "createLeague",
+    "listLeagues",
     "getLeague",
+    "rotateLeagueKey",
     "updateLeague",
     "deleteLeague",
     "joinLeague",
