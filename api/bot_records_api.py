@@ -15,6 +15,7 @@ from marshmallow import Schema, fields, validate
 from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.bots_api import _valid, registry
 from api.context import app_context
+from core import errors
 from core.wire.common import Ref
 from harness import botrecords
 from harness.tournaments import LeagueNotFound, TournamentNotFound, get_tournament
@@ -24,6 +25,7 @@ blp = Blueprint("bot_records", __name__, description="A bot's own records: its m
 SCOPE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 CURSOR_PATTERN = r"^[0-9]{1,17}:[A-Za-z0-9_-]{1,64}:[0-9]{1,6}$"
 ERROR_TEXT = {
+    410: "The bot was deleted (`bot_deleted`): its matches stay in its tournaments' standings.",
     404: "No such bot (`bot_not_found`), or no such tournament or league to filter by "
     "(`tournament_not_found`, `league_not_found`).",
     422: "Invalid query (`validation_error`): both filters at once, a bad `limit` or `cursor`.",
@@ -173,12 +175,14 @@ class BotMatchListSchema(Schema):
 @blp.doc(operationId="listBotMatches", tags=["bots"], summary="A bot's matches, newest first")
 @blp.arguments(BotMatchesQuerySchema, location="query")
 @blp.response(200, BotMatchListSchema)
-@documents_errors(404, 422)
+@documents_errors(404, 410, 422)
 def list_bot_matches(query: dict[str, Any], bot_id: str) -> Response:
     """The bot's recorded matches (every tournament and league round, or one tournament's or one
     league's), newest first, `limit` per page: tournament, match index, seats, opponents, result,
     faults by code and the bot's version. A match is listed once its result is in the standings."""
-    registry().get(_valid(bot_id))  # 404 for an unknown bot
+    if registry().get(_valid(bot_id))["status"] == "deleted":  # 404 for an unknown bot
+        # gone with the bot (as getBot): its results stay in its tournaments' and leagues' standings
+        raise errors.Gone(f"bot {bot_id!r} was deleted", code="bot_deleted")
     ctx = app_context().harness
     tid, lid = query["tournament_id"], query["league_id"]
     if tid is not None and not ctx.store.client.exists(ctx.store.key_for("tournament", tid)):

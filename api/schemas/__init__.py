@@ -96,6 +96,8 @@ class ErrorDetailsSchema(Schema):
         metadata={"description": "With `rate_limited`: seconds to wait (as Retry-After)."}
     )
     bot_id = fields.String(metadata={"description": "With errors about one bot of a tournament: the bot."})
+    url = fields.String(metadata={"description": "With `url_taken`: the URL as compared (normalised)."})
+    matches = fields.Integer(metadata={"description": "With `match_not_found`: how many matches there are."})
     unreachable = fields.List(
         fields.Nested(UnreachableEntrantSchema),
         metadata={"description": "With `entrants_unreachable`: every entrant that did not answer `GET /`."},
