@@ -35,10 +35,6 @@ OPERATIONS = [
     "joinLeague",
     "leaveLeague",
     "getLeagueStandings",
-    "listTournaments",
-    "listLeagues",
-    "rotateTournamentKey",
-    "rotateLeagueKey",
 ]
 MIN_CASES = 900
 MIN_CASES_PER_OPERATION = 5
