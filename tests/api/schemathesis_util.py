@@ -52,12 +52,20 @@ POSITIVE_EXPECTED = ["2xx", "3xx", "401", "403", "404", "409", "410", "412", "42
 NEGATIVE_EXPECTED = [*NEGATIVE_DATA_REJECTION_EXPECTED_STATUSES, "412"]
 
 # Error codes that mean "the request does not fit the contract": a schema-valid request must never
-# get one (a 422 to valid data must be a rule's answer, never a shape complaint).  Not listed, as
-# they are also rule answers: `malformed_move` (postMove's body is the union of every game's moves,
-# and the game at the path's id decides; a seat beyond the table's size) and `number_out_of_range`
-# (see docs/api.md, Contract tests, for what that leaves open).
+# get one (a 422 to valid data must be a rule's answer, never a shape complaint).  Not listed, as it
+# also answers rules that depend on the game at the path's id: `malformed_move` (postMove's body is
+# the union of every game's moves; a seat beyond the table's size; a task id that is not one of this
+# game's tasks; see docs/api.md, Contract tests).
 SCHEMA_CODES = frozenset(
-    {"bad_request", "invalid_json", "json_too_deep", "validation_error", "unknown_game", "body_too_large"}
+    {
+        "bad_request",
+        "invalid_json",
+        "json_too_deep",
+        "number_out_of_range",
+        "validation_error",
+        "unknown_game",
+        "body_too_large",
+    }
 )
 
 KINDS = {"game_id": "games", "bot_id": "bots", "tournament_id": "tournaments", "league_id": "leagues"}
