@@ -11,8 +11,9 @@ own 4-seat, 4-raid Tricky Teams games by random legal moves, planned beforehand 
 every timed request is a postMove (the server validates each move; any non-200 aborts the run).
 Against the floor each
 connection POSTs to an endpoint that GETs one JSON value from Redis, changes it and SETs it.
-Requests finishing in the first `--warmup` seconds are not counted.  Redis memory per finished
-game is MEMORY USAGE of the games the API runs finished.
+Requests finishing in the first `--warmup` seconds are not counted.  Each run also reports the
+cores used meanwhile by the server's processes, the driver and Redis (CPU seconds per second).
+Redis memory per finished game is MEMORY USAGE of the games the API runs finished.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import itertools
 import json
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -327,6 +329,20 @@ def _drive_in_subprocess(target: str, port: int, args: argparse.Namespace) -> di
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children (the driver subprocesses)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _redis_cpu(url: str) -> float:
+    """The Redis server's CPU seconds so far (INFO cpu): all of its clients', ours among them."""
+    import redis
+
+    info = redis.Redis.from_url(url).info("cpu")
+    return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+
+
 def _delete_prefix(url: str, prefix: str) -> None:
     import redis
 
@@ -384,9 +400,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for run in range(args.runs):
             for target in ("floor", "api"):  # alternate so drift in machine load hits both
+                # Where the cores went during the run: the server's processes, the driver's, Redis'.
+                started, server_cpu = time.monotonic(), tree_cpu_seconds(servers[target][0].pid)
+                driver_cpu, redis_cpu = _children_cpu(), _redis_cpu(url)
                 result = _drive_in_subprocess(target, servers[target][1], args)
+                wall = time.monotonic() - started
+                result["cores"] = {
+                    "server": (tree_cpu_seconds(servers[target][0].pid) - server_cpu) / wall,
+                    "driver": (_children_cpu() - driver_cpu) / wall,
+                    "redis": (_redis_cpu(url) - redis_cpu) / wall,
+                }
                 finished += result.pop("finished")
                 runs[target].append(result)
+                cores = " ".join(f"{k} {v:.2f}" for k, v in result["cores"].items())
                 print(
                     f"run {run + 1} {target:5}: {result['rps']:8.1f} req/s  p50 {result['p50_ms']:6.2f} ms  "
                     f"p90 {result['p90_ms']:6.2f} ms  p99 {result['p99_ms']:6.2f} ms  "
@@ -395,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
                         f", game-ending moves p50 {result['final_move_p50_ms']:.1f} ms)"
                         if target == "api"
                         else ")"
-                    ),
+                    )
+                    + f"  cores used: {cores}",
                     flush=True,
                 )
         repo = GameRepository(redis.Redis.from_url(url), prefix=prefix)
@@ -425,6 +452,13 @@ def main(argv: list[str] | None = None) -> int:
     pairs = list(zip(runs["floor"], runs["api"], strict=True))
     summary["rps_ratio_per_run"] = [api["rps"] / floor["rps"] for floor, api in pairs]
     summary["p99_ratio_per_run"] = [api["p99_ms"] / floor["p99_ms"] for floor, api in pairs]
+    summary["cores_median"] = {
+        target: {
+            part: statistics.median(r["cores"][part] for r in runs[target])
+            for part in runs[target][0]["cores"]
+        }
+        for target in ("floor", "api")
+    }
     summary["rps_ratio_median_of_runs"] = statistics.median(summary["rps_ratio_per_run"])
     summary["p99_ratio_median_of_runs"] = statistics.median(summary["p99_ratio_per_run"])
     summary["finished_games"] = len(sizes)
