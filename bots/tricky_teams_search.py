@@ -5,10 +5,11 @@ its hand and loot, every card played this raid (remembered per match from `last_
 in other hands (they have no back), Cooks lying out, and the voids that plays revealed (a seat
 that failed to challenge, join or obey a wish holds none of those teams) -- and builds the game
 that sample makes (`determinize.state_from_view`). It then scores every candidate move on the
-same samples by a random playout a few tricks deep on a copy of that game (`GAME.clone`,
-`GAME.apply_unchecked`), valued by the coins the events of the playout hand out, and plays the
-best average of (own coins - mean coins of the others). Missed calls only lose information: the
-sampler then spreads the unknown cards over a larger pool and stays consistent.
+same samples by a random playout a few tricks deep on a copy of that game (`GAME.clone`, then
+`GAME.push` of `GAME.playout_moves`: the unchecked apply without events), valued by the coins each
+seat won in it (`GAME.coins_won` after minus before), and plays the best average of (own coins -
+mean coins of the others). Missed calls only lose information: the sampler then spreads the
+unknown cards over a larger pool and stays consistent.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bots import tricky_teams_heuristic
 from bots.policy import Memory, Message, Move, budget_s, seeded_rng
 from games.base import State
 from games.tricky_teams import GAME
-from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, coin_values, full_deck
+from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, full_deck
 from games.tricky_teams.determinize import state_from_view
 
 # --------------------------------------------------------------------------- what the seat knows
@@ -159,53 +160,34 @@ def sample_hidden(
 # --------------------------------------------------------------------------- playouts
 
 
-def gains(events: list[dict[str, Any]], value: dict[str, int], won: list[float]) -> bool:
-    """Add to `won` the coins each seat's pile gained in `events`: loot taken and Cooks laid out
-    (they join the pile when the raid ends). True if a trick was won."""
-    trick_won = False
-    for event in events:
-        kind = event["type"]
-        if kind == "loot-taken" or kind == "cook-laid-out":
-            won[event["seat"]] += value[event["card"]]
-        elif kind == "trick-won":
-            trick_won = True
-    return trick_won
-
-
 def playout(
-    state: State,
-    seats: int,
-    me: int,
-    events: list[dict[str, Any]],
-    rng: random.Random,
-    horizon: int,
-    value: dict[str, int],
+    state: State, seats: int, me: int, laid: int, rng: random.Random, horizon: int, before: list[int]
 ) -> float:
-    """Random play after a candidate move (its `events`) for `horizon` more tricks or to the raid's
-    end: the coins `me` won minus the mean of the others'.
+    """Random play after a candidate play (`laid`: the cards in its trick with it) for `horizon`
+    more tricks or to the raid's end: the coins `me` won since `before` (`GAME.coins_won` of the
+    position searched) minus the mean of the others'.
 
-    Each decision is a uniformly random listed move (a Hypnotist without a wish), made with
-    `GAME.apply_unchecked`; a trick counts once the next one starts (its loot handed out).
+    Each decision is a uniformly random move of `GAME.playout_moves` (a Hypnotist without a wish),
+    made with `GAME.push`; a trick counts once the next one starts (its loot handed out).
     """
-    won = [0.0] * seats
-    trick_won = gains(events, value, won)
+    to_move, moves_of, push = GAME.to_move, GAME.playout_moves, GAME.push
+    trick_won = laid == seats
     started = 0
     first = True  # a trick the candidate completed whose successor started with it counts no more
     pick = rng.random
-    while turn := GAME.to_move(state):  # nobody moves once the game is over
+    while turn := to_move(state):  # nobody moves once the game is over
         seat = turn[0]
-        moves = GAME.legal_moves(state, seat)
+        moves = moves_of(state, seat)
         if moves[0]["type"] == "play":
             if trick_won and not first:  # the next trick starts
                 started += 1
                 if started > horizon:
                     break
-            trick_won = False
+            laid = laid % seats + 1  # every seat lays one card per trick
+            trick_won = laid == seats
         first = False
-        move = moves[int(pick() * len(moves))]
-        while "wish" in move:
-            move = moves[int(pick() * len(moves))]
-        trick_won = gains(GAME.apply_unchecked(state, seat, move), value, won) or trick_won
+        push(state, seat, moves[int(pick() * len(moves))])
+    won = [after - was for after, was in zip(GAME.coins_won(state), before, strict=True)]
     return won[me] - (sum(won) - won[me]) / (seats - 1)
 
 
@@ -235,18 +217,19 @@ class TrickyTeamsSearch:
         places = [legal.index(move) for move in moves]
         k = knowledge(view, memory)
         totals = [0.0] * len(moves)
-        value = coin_values(view["options"]["coins"])
         me, seats = view["seat"], view["seats"]
+        laid = len(view["trick"]) + 1  # the cards in the candidate's trick with it
         stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
         done = 0
         while done < self.samples and (done == 0 or time.monotonic() < stop):
             hands, face_down = sample_hidden(k, rng)
             root = state_from_view(view, hands, face_down)
             listed = GAME.legal_moves(root, me)  # equal to `legal`: the engine's own values
+            before = GAME.coins_won(root)
             for i, place in enumerate(places):
                 state = GAME.clone(root)
-                events = GAME.apply_unchecked(state, me, listed[place])
-                totals[i] += playout(state, seats, me, events, rng, self.horizon, value)
+                GAME.push(state, me, listed[place])
+                totals[i] += playout(state, seats, me, laid, rng, self.horizon, before)
             done += 1
         best = max(range(len(moves)), key=lambda i: (totals[i], -i))
         return moves[best]

@@ -54,6 +54,11 @@ class TrickyTeams:
     # The search API: a copy for search, and `apply` for a listed move without its checks.
     clone: Callable[[State], State] = _on_json_states(state.clone)
     apply_unchecked: Callable[[State, int, Move], list[Event]] = _on_json_states(engine.apply_unchecked)
+    # Playouts (this game's own, beyond games.base.Game): the moves without wishes, `apply_unchecked`
+    # without events, and the coins each seat has won so far.
+    playout_moves: Callable[[State, int], list[Move]] = _on_json_states(engine.playout_moves)
+    push: Callable[[State, int, Move], None] = _on_json_states(engine.push)
+    coins_won: Callable[[State], list[int]] = _on_json_states(engine.coins_won)
 
 
 GAME = TrickyTeams()

@@ -168,7 +168,19 @@ def coin_values(coins: dict[str, int]) -> dict[str, int]:
     return {card: coins[str(RANK[card])] for card in ALL_IDS}
 
 
+RANK_KEYS: tuple[str, ...] = tuple(str(rank) for rank in range(11))
+
+
+def coins_by_rank(coins: dict[str, int]) -> list[int]:
+    """A rank -> coins table (JSON: ranks as strings) as a list indexed by rank."""
+    return list(map(coins.__getitem__, RANK_KEYS))
+
+
 def pile_coins(pile: list[int], coins: dict[str, int]) -> int:
     """The silver coins of a loot pile under a rank -> coins table (Countess 2, flag 0 by default)."""
-    by_rank = [coins[str(rank)] for rank in range(11)]
+    return pile_value(pile, coins_by_rank(coins))
+
+
+def pile_value(pile: list[int], by_rank: list[int]) -> int:
+    """The silver coins of a pile, the coins by rank given as a list (`coins_by_rank`)."""
     return sum(map(by_rank.__getitem__, map(RANK_OF.__getitem__, pile)))

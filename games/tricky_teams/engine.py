@@ -7,6 +7,8 @@ let the winners take their own cards, and open the next trick, raid or the end.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import MutableSequence
 from typing import Any, cast
 
 from games.base import (
@@ -27,12 +29,21 @@ from games.tricky_teams.cards import (
     COOK,
     COPIES,
     RANK_OF,
+    coins_by_rank,
     hand_ids,
     per_card,
     pile_coins,
+    pile_value,
 )
 from games.tricky_teams.deal import deal_from_seed, hand_sets, red_drummer_leads, validate_deal
-from games.tricky_teams.moves import MAX_SEATS, choose_leader_moves, parse_move, play_moves, take_loot_moves
+from games.tricky_teams.moves import (
+    MAX_SEATS,
+    choose_leader_moves,
+    parse_move,
+    plain_play_moves,
+    play_moves,
+    take_loot_moves,
+)
 from games.tricky_teams.options import check_seats, normalize_options
 from games.tricky_teams.rules import (
     BRINGS_FOG,
@@ -137,7 +148,7 @@ def setup_events(state: State) -> list[Event]:
     return events
 
 
-def start_raid(state: State, events: list[Event]) -> None:
+def start_raid(state: State, events: Events) -> None:
     """Deal the next raid (raid 1 from an explicit deal if given) and give the lead to the red 8."""
     header = state["header"]
     seats = state["seats"]
@@ -271,35 +282,78 @@ def hypnotist_may_wish(state: State, card: int, wish: Wish) -> None:
         raise IllegalMove(f"a wish must name a seat still to play after you in this trick: {targets}")
 
 
+# Where the rules append a move's events: a list (`apply`, `apply_unchecked`), or for `push` a
+# queue that keeps none.
+Events = MutableSequence[Event]
+NO_EVENTS: Events = deque(maxlen=0)
+
+
 def apply_unchecked(state: State, seat: int, move: Move) -> list[Event]:
     """Make a move that `legal_moves` listed for `seat`, without parsing or checking it.
 
     The same rules as `apply` and the same state afterwards: the move is recorded in the action
     list as given, so give the listed (immutable) value.
     """
+    events: list[Event] = []
+    push(state, seat, move, events)
+    return events
+
+
+def push(state: State, seat: int, move: Move, events: Events = NO_EVENTS) -> None:
+    """`apply_unchecked` for playouts: the same rules and the same state afterwards, its events
+    appended to `events` and by default not kept (python-chess's `push` beside `push_uci`).
+
+    The move is one `legal_moves` or `playout_moves` listed; the rule it runs is that of its type
+    (a card played, a loot card taken, a leader chosen), and it is recorded in the action list.
+    A playout values the state it ends in (`coins_won`).
+    """
     kind = move["type"]
     if kind == "play":
-        events = play(state, seat, CARD_NUMBER[move["card"]], move.get("wish"))
+        play(state, seat, CARD_NUMBER[move["card"]], move.get("wish"), events)
     elif kind == "take-loot":
-        events = take_loot(state, seat, CARD_NUMBER[move["card"]])
+        take_loot(state, seat, CARD_NUMBER[move["card"]], events)
     else:
-        events = choose_leader(state, seat, move["seat"])
+        choose_leader(state, seat, move["seat"], events)
     state["actions"].append({"seat": seat, "move": move})
-    return events
+
+
+def playout_moves(state: State, seat: int) -> list[FrozenDict]:
+    """The moves a random playout picks from: `legal_moves` without a Hypnotist's wishes (its plain
+    play stays), not remembered for `apply` (give them to `push` or `apply_unchecked`)."""
+    if seat != state["turn"] or type(seat) is not int:
+        return []
+    phase = state["phase"]
+    if phase == "play":
+        return plain_play_moves(state, seat)
+    if phase == "take-loot":
+        pending = state["pending"]
+        assert pending is not None
+        return take_loot_moves(pending["cards"])
+    return choose_leader_moves(state["seats"])
+
+
+def coins_won(state: State) -> list[int]:
+    """Each seat's coins so far: the raids counted, and in a raid still on its loot pile and the
+    Cooks lying out before it, at the game's coin values (what the raid's end will count)."""
+    totals = coin_totals(state)
+    if state["phase"] != "over":
+        by_rank = coins_by_rank(state["header"]["options"]["coins"])
+        for seat, (pile, cooks) in enumerate(zip(state["loot"], state["cooks"], strict=True)):
+            totals[seat] += pile_value(pile + cooks, by_rank)
+    return totals
 
 
 # ---------------------------------------------------------------------------- a card is played
 
 
-def play(state: State, seat: int, card: int, wish: Wish | None) -> list[Event]:
+def play(state: State, seat: int, card: int, wish: Wish | None, events: Events) -> None:
     """Lay the card into the trick; a full trick is scored, else the next seat plays."""
-    events = [lay_card(state, seat, card, wish)]
+    events.append(lay_card(state, seat, card, wish))
     seats = state["seats"]
     if len(state["trick"]) == seats:
         finish_trick(state, events)
     else:
         state["turn"] = (seat + 1) % seats
-    return events
 
 
 def lay_card(state: State, seat: int, card: int, wish: Wish | None) -> Event:
@@ -332,7 +386,7 @@ def lay_card(state: State, seat: int, card: int, wish: Wish | None) -> Event:
 # ---------------------------------------------------------------------------- a trick is full
 
 
-def finish_trick(state: State, events: list[Event]) -> None:
+def finish_trick(state: State, events: Events) -> None:
     """Reveal and score the full trick, clear it, and hand out the loot."""
     leader = state["leader"]
     assert leader is not None
@@ -377,7 +431,7 @@ def single_choice(cards: list[int]) -> bool:
     return cards.count(cards[0]) == len(cards)
 
 
-def distribute_loot(state: State, events: list[Event]) -> None:
+def distribute_loot(state: State, events: Events) -> None:
     """Ruling 8: winners pick round after round, stopping at the first real choice; then own cards."""
     pending = state["pending"]
     assert pending is not None
@@ -397,7 +451,7 @@ def distribute_loot(state: State, events: list[Event]) -> None:
     after_trick(state, events)
 
 
-def winners_take_own_cards(state: State, events: list[Event], own: list[list[int]]) -> None:
+def winners_take_own_cards(state: State, events: Events, own: list[list[int]]) -> None:
     """Ruling 8/9: each winner takes their own card; a winning Cook lies out in front of its player."""
     for seat, card in own:
         if COOK_LIES_OUT[card]:
@@ -416,28 +470,27 @@ def cook_lies_out(card: int) -> bool:
 COOK_LIES_OUT = per_card(cook_lies_out)
 
 
-def take_loot(state: State, seat: int, card: int) -> list[Event]:
+def take_loot(state: State, seat: int, card: int, events: Events) -> None:
     """A winner picks one loot card onto their pile; the hand-out goes on."""
     pending = state["pending"]
     assert pending is not None
     pending["cards"].remove(card)
     pending["index"] += 1
     state["loot"][seat].append(card)
-    events: list[Event] = [loot_taken_event(seat, card, "choice")]
+    events.append(loot_taken_event(seat, card, "choice"))
     distribute_loot(state, events)
-    return events
 
 
-def choose_leader(state: State, seat: int, leader: int) -> list[Event]:
+def choose_leader(state: State, seat: int, leader: int, events: Events) -> None:
     """Ruling 10: the Strategist's player names any seat to lead the next trick."""
     last = state["last_trick"]
     assert last is not None
     state["last_trick"] = {**last, "next_leader": leader}
     start_trick(state, leader)
-    return [{"type": "leader-chosen", "seat": seat, "leader": leader}]
+    events.append({"type": "leader-chosen", "seat": seat, "leader": leader})
 
 
-def after_trick(state: State, events: list[Event]) -> None:
+def after_trick(state: State, events: Events) -> None:
     """End the raid when the hands are empty; else let the Strategist choose or open the next trick."""
     last = state["last_trick"]
     assert last is not None
@@ -468,7 +521,7 @@ def cooks_join_loot(state: State) -> None:
         cooks.clear()
 
 
-def end_raid(state: State, events: list[Event]) -> None:
+def end_raid(state: State, events: Events) -> None:
     """Count each loot pile's coins, then deal the next raid or end the game."""
     cooks_join_loot(state)
     table = state["header"]["options"]["coins"]

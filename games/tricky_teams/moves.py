@@ -133,3 +133,8 @@ def take_loot_moves(cards: list[int]) -> list[FrozenDict]:
 def choose_leader_moves(seats: int) -> list[FrozenDict]:
     """A Strategist's player may name any seat."""
     return list(CHOOSE_LEADER[:seats])
+
+
+def plain_play_moves(state: State, seat: int) -> list[FrozenDict]:
+    """The seat's play moves without a Hypnotist's wishes: each playable card once, in hand order."""
+    return listed(playable(state, seat), _PLAYS)

@@ -47,7 +47,7 @@ def team_strengths(plays: list[Play], strengths: list[int], cooks: list[int]) ->
         if team is None:  # a white flag is in no team
             continue
         totals[team] = totals.get(team, 0) + strength
-        if IS_MEMBER[PEASANTS][play["card"]]:
+        if IS_PEASANT[play["card"]]:
             peasants += 1
             peasant_cooks += cooks[play["seat"]]
     if peasants:
@@ -77,7 +77,10 @@ def first_to_reach_wins_tie(
 def winning_team(plays: list[Play], strengths: list[int], totals: dict[WinningTeam, int]) -> WinningTeam:
     """The strongest team of the trick, ties broken by rulings 6 and 7."""
     best = max(totals.values())
-    tied = [team for team, value in totals.items() if value == best]
+    tied: list[WinningTeam] = []
+    for team, value in totals.items():
+        if value == best:
+            tied.append(team)
     if len(tied) == 1:
         return tied[0]
     if peasants_win_ties(tied):
@@ -113,6 +116,7 @@ STRENGTH: tuple[tuple[int, ...], ...] = tuple(
 IS_MEMBER: dict[str, tuple[bool, ...]] = {
     team: per_card(partial(is_member, team=team)) for team in (*TEAMS, PEASANTS)
 }
+IS_PEASANT = IS_MEMBER[PEASANTS]
 
 
 def score_trick(
@@ -132,8 +136,10 @@ def score_trick(
     scored_plays: list[ScoredPlay] = []
     members: list[int] = []
     loot: list[int] = []
+    loot_ids: list[str] = []
     thief = strategist = None
-    for place, play in enumerate(plays):
+    place = 0
+    for play in plays:
         card = play["card"]
         scored_plays.append(
             {
@@ -146,14 +152,21 @@ def score_trick(
         )
         if member[card]:
             members.append(place)
-            if RANK_OF[card] == THIEF:
+            rank = RANK_OF[card]
+            if rank == THIEF:
                 thief = play["seat"]
-            elif RANK_OF[card] == STRATEGIST:
+            elif rank == STRATEGIST:
                 strategist = play["seat"]
         else:
             loot.append(card)
-    own = [[plays[place]["seat"], plays[place]["card"]] for place in loot_order(members, strengths, team)]
-    winners = [seat for seat, _ in own]
+            loot_ids.append(CARD_ID[card])
+        place += 1
+    own: list[list[int]] = []
+    winners: list[int] = []
+    for place in loot_order(members, strengths, team):
+        seat = plays[place]["seat"]
+        own.append([seat, plays[place]["card"]])
+        winners.append(seat)
     scored: ScoredTrick = {
         "raid": raid,
         "number": number,
@@ -162,7 +175,7 @@ def score_trick(
         "strengths": totals,
         "winning_team": team,
         "winners": winners,
-        "loot": list(map(CARD_ID.__getitem__, loot)),
+        "loot": loot_ids,
         "thief": thief,
         "strategist": strategist,
         "next_leader": next_leader(winners, thief, strategist),

@@ -1,4 +1,5 @@
-"""The Tricky Teams search bot's playouts: played on clones with the search API, valued by their events."""
+"""The Tricky Teams search bot's playouts: played on clones with the search API (`push`), valued by
+`coins_won`."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from bots.tricky_teams_search import (
     remember,
     sample_hidden,
 )
-from games.registry import get_game
+from games.tricky_teams import GAME
 from games.tricky_teams.cards import coin_values
 from games.tricky_teams.determinize import state_from_view
 from tests.bots.test_search_knowledge import _tt_position
 
-TT = get_game("tricky-teams")
+TT = GAME
 
 
 def _root(seats: int, seed: int, steps: int) -> tuple[dict[str, Any], dict[str, Any], int] | None:
@@ -48,10 +49,11 @@ def test_rule_a_playout_to_the_raid_end_values_the_coins_won_in_it(seats: int, s
         return
     view, root, me = found
     value = coin_values(view["options"]["coins"])
+    laid = len(view["trick"]) + 1
     for move in candidates(view, view["legal_moves"]):
         state = TT.clone(root)
-        events = TT.apply_unchecked(state, me, move)
-        got = playout(state, seats, me, events, random.Random(seed), 99, value)
+        TT.push(state, me, move)
+        got = playout(state, seats, me, laid, random.Random(seed), 99, TT.coins_won(root))
         assert TT.is_over(state)
         won = [
             score - sum(value[card] for card in player["cooks"])
@@ -77,12 +79,12 @@ def test_rule_a_playout_stops_when_the_trick_after_its_horizon_starts(
         return
     view, root, me = found
     before = TT.view(root, me)
-    value = coin_values(view["options"]["coins"])
+    laid = len(view["trick"]) + 1
     for move in candidates(view, view["legal_moves"]):
         state = TT.clone(root)
-        events = TT.apply_unchecked(state, me, move)
+        TT.push(state, me, move)
         start = TT.view(state, None)["trick_number"]  # after the candidate: its trick, or the next
-        playout(state, seats, me, events, random.Random(seed), horizon, value)
+        playout(state, seats, me, laid, random.Random(seed), horizon, TT.coins_won(root))
         if not TT.is_over(state):
             after = TT.view(state, None)
             assert after["trick_number"] == start + horizon + 1
