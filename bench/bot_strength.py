@@ -183,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                 "win_share": win,
                 "seconds": seconds,
                 "cpu_ms": cpu,
+                "per_deal": [r["diff"] for r in results],
             }
             lines.append(
                 f"| {a} vs 3x {b} | {mean:+.2f} | [{low:+.2f}, {high:+.2f}] | {win:.3f} (even: 0.250) "
