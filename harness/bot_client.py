@@ -18,6 +18,30 @@ from core.outbound import ERROR_BODY_BYTES, AddressPolicy, BotSession, OutboundE
 NOTIFY_TIMEOUT_S = 2.0  # /start and /end answers are ignored; don't wait long for them
 
 
+def move_request(
+    match_id: str,
+    game: str,
+    seat: int,
+    view: dict[str, Any],
+    legal_moves: list[dict[str, Any]],
+    deadline_ms: int,
+    time_bank_ms: int,
+    previous: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The body of `POST /move` (a `BotMoveRequest`): the one place that builds it, for the match
+    runner, `trickarena bot check` and the annotated views of docs/bot-protocol.md."""
+    return {
+        "match_id": match_id,
+        "game": game,
+        "seat": seat,
+        "view": view,
+        "legal_moves": legal_moves,
+        "deadline_ms": deadline_ms,
+        "time_bank_ms": time_bank_ms,
+        "previous": previous,
+    }
+
+
 @dataclass
 class HelloFault:
     """Why a bot did not answer `GET /`: a fault code and what happened, in words."""

@@ -32,7 +32,7 @@ from bots.protocol import DEFAULT_TOLERANCE_S, BotInfoSchema, FaultCode
 from core.bot_registry import PROBE_TIMEOUT_S, BotDeleted
 from core.outbound import AddressPolicy, BotSession, OutboundError, Response
 from games.registry import GAMES
-from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient
+from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient, move_request
 from harness.runner import HarnessContext
 
 PEEK_BYTES = 512  # how much of an answer the report quotes
@@ -268,6 +268,11 @@ class Sample:
     match_id: str
 
 
+def decision_phase(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> str:
+    """A decision's type as the check samples it: the view's `phase`, else its legal moves' types."""
+    return str(view.get("phase") or "/".join(sorted({str(m.get("type")) for m in legal_moves})))
+
+
 def decision_samples(game_name: str, per_decision: int = SAMPLES_PER_DECISION, seed: int = 1) -> list[Sample]:
     """Up to `per_decision` positions of every decision type of a game (the view's `phase`, else the
     legal moves' types), reached by random legal play over every seat count, with the engine's
@@ -284,7 +289,7 @@ def decision_samples(game_name: str, per_decision: int = SAMPLES_PER_DECISION, s
                 seat = game.to_move(state)[0]
                 legal = game.legal_moves(state, seat)
                 view = game.view(state, seat)
-                phase = str(view.get("phase") or "/".join(sorted({str(m.get("type")) for m in legal})))
+                phase = decision_phase(view, legal)
                 bucket = found.setdefault(phase, [])
                 # The first of a type, and later ones at random: a lead and a follow, say.
                 if len(bucket) < per_decision and (not bucket or rng.random() < 0.1):
@@ -455,16 +460,16 @@ class _Checker:
             forger.close()
 
     def move_message(self, sample: Sample, previous: dict[str, Any] | None) -> dict[str, Any]:
-        return {
-            "match_id": sample.match_id,
-            "game": sample.game,
-            "seat": sample.seat,
-            "view": sample.view,
-            "legal_moves": sample.legal_moves,
-            "deadline_ms": self.deadline_ms,
-            "time_bank_ms": self.time_bank_ms,
-            "previous": previous,
-        }
+        return move_request(
+            sample.match_id,
+            sample.game,
+            sample.seat,
+            sample.view,
+            sample.legal_moves,
+            self.deadline_ms,
+            self.time_bank_ms,
+            previous,
+        )
 
     def notify(self, client: CheckClient, path: str, message: dict[str, Any], game: str) -> bool:
         """POST /start or /end (the runner ignores the answer, but a refusal tells what is wrong);

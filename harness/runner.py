@@ -50,7 +50,7 @@ from core.service import GameService
 from core.telemetry import BOT_LATENCY_BUCKETS, latency_bucket, record_match
 from games.base import Game
 from games.registry import get_game
-from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient, MoveAnswer
+from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient, MoveAnswer, move_request
 from harness.faults import add_reason, fault_reason
 from harness.scheduling import derive_seed
 from harness.store import HarnessStore, encode_decision
@@ -428,16 +428,16 @@ class MatchRun:
         if seat in self.acct.unrated:
             return None
         acct = self.acct
-        message = {
-            "match_id": self.match_id,
-            "game": self.spec["game"],
-            "seat": seat,
-            "view": self.engine.view(self.game.state, seat),
-            "legal_moves": legal,
-            "deadline_ms": self.deadline_ms,
-            "time_bank_ms": acct.bank_ms[seat],
-            "previous": acct.previous[seat],
-        }
+        message = move_request(
+            self.match_id,
+            self.spec["game"],
+            seat,
+            self.engine.view(self.game.state, seat),
+            legal,
+            self.deadline_ms,
+            acct.bank_ms[seat],
+            acct.previous[seat],
+        )
         cpu_before = time.thread_time()
         client = self.clients[self.seats[seat]]
         answer = client.move(message, legal, (self.deadline_ms + acct.bank_ms[seat]) / 1000)

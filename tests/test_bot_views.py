@@ -1,0 +1,40 @@
+"""docs/bot-views.md: the annotated `POST /move` body of every decision type, generated (drift fails)."""
+
+from __future__ import annotations
+
+from bench.bot_views import DOC, WHEN, decision_key, first_decisions, generate, with_generated
+from games.registry import GAMES
+from harness.botcheck import decision_samples
+
+
+def test_committed_bot_views_match_the_code() -> None:
+    """Rule: docs/bot-views.md is what `python bench/bot_views.py --write` writes now."""
+    doc = DOC.read_text()
+    assert doc == with_generated(doc, generate())
+
+
+def test_every_decision_type_the_check_samples_has_its_view() -> None:
+    """Rule: every decision phase `trickarena bot check` sends a bot is shown, each as the runner's
+    own /move body of that seat (the engine's view for that seat and its legal moves)."""
+    for name in GAMES:
+        found = first_decisions(name)
+        phases = {f.key.split("/", 1)[1].split("+")[0] for f in found}
+        assert phases == {s.phase for s in decision_samples(name)}
+        for f in found:
+            message = f.message
+            assert message["game"] == name and message["view"]["seat"] == message["seat"]
+            assert message["legal_moves"] == message["view"]["legal_moves"] and message["legal_moves"]
+    assert {f.key for name in GAMES for f in first_decisions(name)} == set(WHEN)
+
+
+def test_an_optional_move_field_makes_its_own_decision_type() -> None:
+    """Rule: a decision whose moves of one type differ by an optional field (a Hypnotist's `wish`)
+    is its own type; moves of different types with different fields are not."""
+    plain = [{"type": "play", "card": "a"}, {"type": "play", "card": "b"}]
+    wish = plain + [{"type": "play", "card": "a", "wish": {"seat": 1}}]
+    switch = [{"type": "keep-tasks"}, {"type": "switch-task", "task": "t", "level": 1}]
+    view = {"phase": "p"}
+    game = sorted(GAMES)[0]
+    assert decision_key(game, view, plain) == f"{game}/p"
+    assert decision_key(game, view, wish) == f"{game}/p+wish"
+    assert decision_key(game, view, switch) == f"{game}/p"
