@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bots.protocol import MoveRequestSchema  # noqa: E402
 from games.registry import GAMES  # noqa: E402
 from harness.bot_client import move_request  # noqa: E402
-from harness.botcheck import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS, decision_phase  # noqa: E402
+from harness.botcheck import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS, decision_type  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "bot-views.md"
@@ -89,13 +89,8 @@ class Found:
 
 
 def decision_key(game: str, view: dict[str, Any], legal: list[dict[str, Any]]) -> str:
-    """The decision type: `game/phase`, plus `+field` for each optional field some legal move has
-    (a field that some moves of the same `type` have and others do not)."""
-    by_type: dict[str, list[set[str]]] = {}
-    for move in legal:
-        by_type.setdefault(str(move["type"]), []).append(set(move))
-    extra = sorted({k for shapes in by_type.values() for k in set.union(*shapes) - set.intersection(*shapes)})
-    return f"{game}/{decision_phase(view, legal)}" + "".join(f"+{k}" for k in extra)
+    """The decision type, `game/` and the check's own `decision_type` (`play+wish`, say)."""
+    return f"{game}/{decision_type(view, legal)}"
 
 
 def first_decisions(game_name: str) -> list[Found]:

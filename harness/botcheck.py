@@ -2,7 +2,8 @@
 is wrong before it costs a tournament.
 
 The check sends a signed `GET /`, then for every game the bot declares a `/start`, `/move` for a
-sample of every decision type (the view's `phase`: e.g. Tricky Teams' `choose-leader`, `play`,
+sample of every decision type (`decision_type`, the view's `phase` and the optional fields of its
+moves: e.g. Tricky Teams' `choose-leader`, `play`, `play+wish` (a Hypnotist's wish),
 `take-loot`) and `/end`, from real positions reached with the game's own engine. It calls the bot
 through the harness's own client (`harness.bot_client.BotClient`, over `core.outbound`'s pinned
 session), so an answer passes here exactly when the match runner would accept it, with the same
@@ -266,17 +267,28 @@ class Sample:
     view: dict[str, Any]
     legal_moves: list[dict[str, Any]]
     match_id: str
+    decision: str = ""  # its decision type (`decision_type`): the phase, `play+wish` say
 
 
-def decision_phase(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> str:
-    """A decision's type as the check samples it: the view's `phase`, else its legal moves' types."""
-    return str(view.get("phase") or "/".join(sorted({str(m.get("type")) for m in legal_moves})))
+def decision_type(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> str:
+    """A decision's type as the check samples it (and docs/bot-views.md shows it): the view's
+    `phase` (else its legal moves' types), plus `+field` for each optional field that some legal
+    moves of one `type` carry and others not (Tricky Teams' Hypnotist `wish`: `play+wish`)."""
+    phase = str(view.get("phase") or "/".join(sorted({str(m.get("type")) for m in legal_moves})))
+    some: dict[str, set[str]] = {}  # per move type: the fields some of its moves have
+    every: dict[str, set[str]] = {}  # and those all of them have
+    for move in legal_moves:
+        kind = str(move.get("type"))
+        some.setdefault(kind, set()).update(move)
+        every[kind] = every[kind] & set(move) if kind in every else set(move)
+    extra = {k for kind, fields in some.items() for k in fields - every[kind]}
+    return phase + "".join(f"+{k}" for k in sorted(extra))
 
 
 def decision_samples(game_name: str, per_decision: int = SAMPLES_PER_DECISION, seed: int = 1) -> list[Sample]:
-    """Up to `per_decision` positions of every decision type of a game (the view's `phase`, else the
-    legal moves' types), reached by random legal play over every seat count, with the engine's
-    public API (`new_game`, `legal_moves`, `apply`, `view`)."""
+    """Up to `per_decision` positions of every decision type of a game (`decision_type`), reached by
+    random legal play over every seat count, with the engine's public API (`new_game`,
+    `legal_moves`, `apply`, `view`)."""
     game = GAMES[game_name]
     rng = random.Random(seed)
     found: dict[str, list[Sample]] = {}
@@ -289,11 +301,12 @@ def decision_samples(game_name: str, per_decision: int = SAMPLES_PER_DECISION, s
                 seat = game.to_move(state)[0]
                 legal = game.legal_moves(state, seat)
                 view = game.view(state, seat)
-                phase = decision_phase(view, legal)
-                bucket = found.setdefault(phase, [])
+                kind = decision_type(view, legal)
+                bucket = found.setdefault(kind, [])
                 # The first of a type, and later ones at random: a lead and a follow, say.
                 if len(bucket) < per_decision and (not bucket or rng.random() < 0.1):
-                    bucket.append(Sample(game_name, phase, seats, seat, options, view, legal, match_id))
+                    phase = str(view.get("phase") or kind)
+                    bucket.append(Sample(game_name, phase, seats, seat, options, view, legal, match_id, kind))
                 game.apply(state, seat, rng.choice(legal))
     return [s for bucket in found.values() for s in bucket]
 
@@ -520,7 +533,7 @@ class _Checker:
 
     def move(self, client: CheckClient, sample: Sample, previous: dict[str, Any] | None) -> dict[str, Any]:
         """One /move through the runner's validation; the `previous` the next request carries."""
-        step = f"POST /move ({sample.game}, {sample.phase}, {sample.seats} seats)"
+        step = f"POST /move ({sample.game}, {sample.decision}, {sample.seats} seats)"
         timeout_s = (self.deadline_ms + self.time_bank_ms) / 1000
         answer = client.move(self.move_message(sample, previous), sample.legal_moves, timeout_s)
         elapsed = _ms(answer.elapsed_s)

@@ -14,12 +14,11 @@ def test_committed_bot_views_match_the_code() -> None:
 
 
 def test_every_decision_type_the_check_samples_has_its_view() -> None:
-    """Rule: every decision phase `trickarena bot check` sends a bot is shown, each as the runner's
+    """Rule: every decision type `trickarena bot check` sends a bot is shown, each as the runner's
     own /move body of that seat (the engine's view for that seat and its legal moves)."""
     for name in GAMES:
         found = first_decisions(name)
-        phases = {f.key.split("/", 1)[1].split("+")[0] for f in found}
-        assert phases == {s.phase for s in decision_samples(name)}
+        assert {f.key for f in found} == {f"{name}/{s.decision}" for s in decision_samples(name)}
         for f in found:
             message = f.message
             assert message["game"] == name and message["view"]["seat"] == message["seat"]

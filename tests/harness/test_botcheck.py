@@ -35,6 +35,8 @@ EVERY_PHASE = {
     "tricky-teams": {"choose-leader", "play", "take-loot"},
     "trick-n-trouble": {"pass-decision", "pass-card", "switch-task", "choose-task-level", "play"},
 }
+# A decision type is finer than a phase where some moves carry an optional field: a Hypnotist's wish.
+EVERY_DECISION = {**EVERY_PHASE, "tricky-teams": EVERY_PHASE["tricky-teams"] | {"play+wish"}}
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +56,12 @@ def _faulty(behaviour: str, secret: str | None = SECRET, delay_s: float = 0.3) -
 
 
 def test_samples_reach_every_decision_type_of_every_game() -> None:
-    """Rule: the check asks for a move at every decision type (the view's phase) of both games."""
+    """Rule: the check asks for a move at every decision type (the view's phase, and a play with a
+    Hypnotist's wish apart from a plain one) of both games."""
     for game, phases in EVERY_PHASE.items():
         samples = decision_samples(game)
         assert {s.phase for s in samples} == phases
+        assert {s.decision for s in samples} == EVERY_DECISION[game]
         for sample in samples:
             engine = GAMES[game]
             assert sample.view["phase"] == sample.phase and sample.legal_moves
