@@ -86,6 +86,7 @@ class Found:
     seed: int
     moves_before: int
     message: dict[str, Any]
+    state: dict[str, Any]  # the game's state there (a copy), to check what the view shows
 
 
 def decision_key(game: str, view: dict[str, Any], legal: list[dict[str, Any]]) -> str:
@@ -125,7 +126,7 @@ def first_decisions(game_name: str) -> list[Found]:
                     errors = MoveRequestSchema().validate(json.loads(json.dumps(message)))
                     if errors:
                         raise SystemExit(f"{key}: the /move body is not a BotMoveRequest: {errors}")
-                    found[key] = Found(key, seats, seed, count, message)
+                    found[key] = Found(key, seats, seed, count, message, game.clone(state))
                 moved.add(seat)
                 game.apply(state, seat, rng.choice(legal))
                 count += 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 from bench.bot_views import DOC, WHEN, decision_key, first_decisions, generate, with_generated
 from games.registry import GAMES
 from harness.botcheck import decision_samples
@@ -37,3 +40,31 @@ def test_an_optional_move_field_makes_its_own_decision_type() -> None:
     assert decision_key(game, view, plain) == f"{game}/p"
     assert decision_key(game, view, wish) == f"{game}/p+wish"
     assert decision_key(game, view, switch) == f"{game}/p"
+
+
+def test_the_views_shown_hide_the_other_seats_cards() -> None:
+    """Rule: a view shown is only what its seat may see: no card held by another seat (and not in
+    the seat's own hand, passed on by it, nor shown to a spectator) appears anywhere in the /move
+    body; the view is the engine's view for that seat."""
+    checked = 0
+    for name, game in GAMES.items():
+        for found in first_decisions(name):
+            seat = found.message["seat"]
+            assert found.message["view"] == game.view(found.state, seat)
+            spectator = json.dumps(game.view(found.state, None))
+            visible = {m.group(0) for m in re.finditer(game.card_pattern.strip("^$"), spectator)}
+            mine = game.view(found.state, seat)
+            # Its hand, and a card it passed on (Trick 'n Trouble) it knows where it went.
+            own = set(mine["hand"]) | {mine.get("passed")}
+            others = {
+                card
+                for other in range(found.seats)
+                if other != seat
+                for card in game.view(found.state, other)["hand"]
+            }
+            hidden = others - own - visible
+            assert hidden, found.key  # other seats hold cards nobody else may see
+            body = json.dumps(found.message)
+            checked += 1
+            assert [card for card in hidden if f'"{card}"' in body] == [], found.key
+    assert checked == len(WHEN)
