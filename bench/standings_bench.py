@@ -63,7 +63,8 @@ def stub_bots(ctx: HarnessContext, count: int, game: str = "tricky-teams") -> li
     ctx.bots.probe = lambda url, games: {"name": "stub", "author": "bench", "version": "1", "games": games}  # type: ignore[method-assign]
     out = []
     for i in range(count):
-        created = ctx.bots.create(f"bench-{i}-{uuid.uuid4().hex[:6]}", "http://127.0.0.1:9", [game])
+        name = f"bench-{i}-{uuid.uuid4().hex[:6]}"
+        created = ctx.bots.create(name, f"http://127.0.0.1:9/{name}", [game])  # a URL each (url_taken)
         out.append((created.bot.id, created.owner_key))
     return out
 
