@@ -19,7 +19,10 @@ type MoveRequest = Json<NonNullable<webhooks["botMove"]["post"]["requestBody"]>>
 type MoveAnswer = Json<webhooks["botMove"]["post"]["responses"][200]>;
 type EndRequest = Json<NonNullable<webhooks["botEnd"]["post"]["requestBody"]>>;
 
-const [base = "", specPath = "", which = ""] = process.argv.slice(2);
+const [base = "", specPath = "", game = ""] = process.argv.slice(2);
+// The game argument narrowed to the spec's enum of game names (createTournament takes no other).
+const GAMES: readonly Schemas["GameName"][] = ["tricky-teams", "trick-n-trouble"];
+const which: Schemas["GameName"] = GAMES.find((name) => name === game) ?? fail("the game argument", game);
 const validator = new SpecValidator(specPath);
 const checkAnswers: Middleware = {
   async onResponse({ request, response, schemaPath }) {
