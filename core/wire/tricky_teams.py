@@ -66,7 +66,11 @@ class TTPlayMoveSchema(Mirror):
     card = Card("The card to play, one of the hand.", required=True)
     wish = fields.Nested(
         TTWishSchema,
-        metadata=meta("Present only when the card is a Hypnotist (rank 4) and its player makes a wish."),
+        allow_none=True,
+        metadata=meta(
+            "Present only when the card is a Hypnotist (rank 4) and its player makes a wish; "
+            "null, like leaving it out, plays the card without a wish. Listed moves leave it out."
+        ),
     )
 
 

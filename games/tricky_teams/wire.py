@@ -33,7 +33,7 @@ class PlayMove(TypedDict):
 
     type: Literal["play"]
     card: str
-    wish: NotRequired[Wish]
+    wish: NotRequired[Wish | None]  # null, like leaving it out: no wish
 
 
 class TakeLootMove(TypedDict):

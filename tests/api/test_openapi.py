@@ -17,6 +17,7 @@ from api.openapi_gen import spec_yaml
 from core.bot_registry import NOT_A_BOT, URL_REFUSAL_CODES
 from core.wire import GAME_WIRE
 from games.registry import GAMES
+from tests.api.conftest import auth
 
 ROOT = Path(__file__).resolve().parents[2]
 # Codes of the command line's own JSON errors (harness.cli), never an answer of the API.
@@ -344,3 +345,29 @@ def test_swagger_ui_and_redoc_load_from_local_assets(client: FlaskClient) -> Non
             assert loaded.status_code == 200 and len(loaded.data) > 1000, asset
     spec = client.get("/openapi.json")
     assert spec.status_code == 200 and spec.get_json()["info"]["title"] == "Trick Arena"
+
+
+def test_a_null_wish_is_a_plain_play_in_the_spec_as_on_the_server(client: Any) -> None:
+    """Rule (issue 17's contract): the engine reads `"wish": null` as a play without a wish
+    (tests/games/test_tricky_teams_setup.py), so the spec's Tricky Teams play move admits it too,
+    and postMove answers 200 with the same move recorded as a plain play."""
+    spec = json.loads(json.dumps(yaml.safe_load(spec_yaml())))
+    document = {"$ref": "#/components/schemas/TrickyTeamsPlayMove", "components": spec["components"]}
+    validator = jsonschema_rs.Draft202012Validator(document)
+    assert validator.is_valid({"type": "play", "card": "red-4", "wish": None})
+    assert not validator.is_valid({"type": "play", "card": "red-4", "wish": "red"})
+    created = client.post("/games", json={"game": "tricky-teams", "seats": 4, "seed": 1}).get_json()
+    tokens = [t["token"] for t in created["tokens"]]
+    token = next(
+        t
+        for t in tokens
+        if client.get(f"/games/{created['game_id']}/legal-moves", headers=auth(t)).get_json()["legal_moves"]
+    )
+    listed = client.get(f"/games/{created['game_id']}/legal-moves", headers=auth(token)).get_json()
+    plain = next(m for m in listed["legal_moves"] if "wish" not in m)
+    answer = client.post(
+        f"/games/{created['game_id']}/moves", json={**plain, "wish": None}, headers=auth(token)
+    )
+    assert answer.status_code == 200, answer.get_json()
+    played = answer.get_json()
+    assert played["version"] == 2 and plain["card"] not in played["view"]["hand"]
