@@ -75,7 +75,12 @@ class MatchSeatSchema(Schema):
         allow_none=True,
         metadata={"description": "The bot's version (its `GET /`) when the match started; null before."},
     )
-    faults = fields.Nested(SeatFaultsSchema, required=True)
+    faults = fields.Nested(
+        SeatFaultsSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seat's calls and faults; null while `withheld`."},
+    )
 
 
 class DecisionSchema(Schema):
@@ -138,6 +143,15 @@ class MatchDetailSchema(TournamentMatchSchema):
         required=True,
         metadata={"description": "True while the tournament is live: its games cannot be read yet."},
     )
+    withheld = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "True while the tournament is live and the key owns no bot seated in this "
+            "match: `decisions` is empty and each seat's `faults` null. The records hold no move or "
+            "card, but their order tells the deal's story (who led each trick), and the same deal is "
+            "in play at other tables. Everything is shown once the tournament has ended."
+        },
+    )
     seats = fields.List(
         fields.Nested(MatchSeatSchema), required=True, metadata={"description": "Per seat, with its bot."}
     )
@@ -147,7 +161,7 @@ class MatchDetailSchema(TournamentMatchSchema):
         metadata={
             "description": "Every decision so far, in order (at most "
             f"{MAX_DECISION_BYTES // 1024} KB of records a match); while the match plays, those the "
-            "runner has stored (faults at once, others in batches)."
+            "runner has stored (faults at once, others in batches); empty while `withheld`."
         },
     )
     details_shown = fields.List(
@@ -169,7 +183,8 @@ class MatchDetailSchema(TournamentMatchSchema):
 def get_tournament_match(tournament_id: str, index: int) -> Response:
     """Seats with bot names and versions, status, result, faults per seat and every decision:
     latency, outcome, fallback, and for a fault the bot's HTTP status and (to the bot's owner, or
-    the tournament's owner after the end) what it answered. No move or card is in it."""
+    the tournament's owner after the end) what it answered. No move or card is in it; while the
+    tournament is live, decisions and fault tallies go only to owners of the bots seated here."""
     try:
         key = bearer_token()  # None without a header; 401 invalid_authorization when not Bearer
     except errors.InvalidToken:

@@ -3,10 +3,14 @@ result, fault counts and its per-decision records (issue 18, "see why").
 
 What is shown to whom (docs/harness.md, Fair play; docs/api.md):
 
-- To anyone, live or not: each decision's seat, bot, game version, latency, outcome (``ok``, a
-  fault code, ``not_asked``), whether the fallback move was played, and a fault's HTTP status.
-  None of these holds a card or a move (the records keep no move at all), so they are safe while
-  the tournament is live and its games sealed.
+- Once the tournament has ended, to anyone: each decision's seat, bot, game version, latency,
+  outcome (``ok``, a fault code, ``not_asked``), whether the fallback move was played, and a
+  fault's HTTP status; and each seat's fault tallies.
+- While it is live, only to the owners of the bots seated in this match (their bots see this
+  game anyway): the records hold no move or card, but their order does tell a deal's story (who
+  led each trick, so who won the one before; who was asked to hand out loot or choose a leader),
+  and the same deal is in play at other tables. Anyone else gets no decisions and no tallies
+  (``withheld``).
 - A fault's ``detail`` (the first 512 bytes of the bot's answer, or the transport error) is written
   by the bot and may echo what it saw (its own hand): it is shown to the owner of that seat's bot
   (``Authorization: Bearer <bot owner key>``) at any time, and to the tournament's owner (or the
@@ -80,8 +84,10 @@ def match_detail(ctx: HarnessContext, tid: str, index: int, key: str | None) -> 
     versions, raw = ctx.store.match_decisions(tid, index)
     bots: dict[str, BotRecord | None] = {b: ctx.bot(b) for b in dict.fromkeys(seats)}
     ended = is_published(record)
-    readable = _readable_bots(ctx, record, bots, key, ended)
-    decisions = [_decision(i, r, seats) for i, r in enumerate(raw)]
+    mine, tournament_owner = _key_rights(ctx, record, bots, key)
+    withheld = not ended and not mine  # a live deal's decisions only to its seated bots' owners
+    readable = set(bots) if tournament_owner and ended else mine
+    decisions = [] if withheld else [_decision(i, r, seats) for i, r in enumerate(raw)]
     faults = _seat_faults(decisions, len(seats))  # counted with the details, before any is hidden
     for d in decisions:
         if d["bot_id"] not in readable:
@@ -89,13 +95,14 @@ def match_detail(ctx: HarnessContext, tid: str, index: int, key: str | None) -> 
     match.update(
         tournament_id=tid,
         sealed=not ended,
+        withheld=withheld,
         seats=[
             {
                 "seat": s,
                 "bot_id": b,
                 "name": _name(bots[b], b),
                 "version": versions[s] if versions and s < len(versions) else None,
-                "faults": faults[s],
+                "faults": None if withheld else faults[s],
             }
             for s, b in enumerate(seats)
         ],
@@ -109,16 +116,13 @@ def _name(record: BotRecord | None, bot_id: str) -> str:
     return record.name if record is not None else bot_id
 
 
-def _readable_bots(
-    ctx: HarnessContext,
-    record: dict[str, Any],
-    bots: dict[str, BotRecord | None],
-    key: str | None,
-    ended: bool,
-) -> set[str]:
-    """The seats' bots whose fault details `key` may read (none without a key)."""
+def _key_rights(
+    ctx: HarnessContext, record: dict[str, Any], bots: dict[str, BotRecord | None], key: str | None
+) -> tuple[set[str], bool]:
+    """The seats' bots `key` owns, and whether it owns the tournament (or its league); nothing
+    without a key, 403 for a key that owns neither."""
     if not key:
-        return set()
+        return set(), False
     digest = owner_digest(key)
     mine = {b for b, rec in bots.items() if rec is not None and hmac.compare_digest(rec.owner, digest)}
     owners = [record.get("owner", ""), league_owner(ctx, record)]
@@ -127,4 +131,4 @@ def _readable_bots(
         raise errors.InvalidToken(
             "that key owns no bot of this match and not the tournament", code="not_owner"
         )
-    return set(bots) if tournament_owner and ended else mine
+    return mine, tournament_owner

@@ -71,14 +71,18 @@ def test_decisions_show_why_a_bot_faulted_to_its_owner_only_and_flag_it(
             deadline = time.monotonic() + 120
             while get_tournament(ctx, tid)["status"] != "finished":
                 assert time.monotonic() < deadline, "the tournament did not finish"
-                live = _detail(client, tid, 0, t_owner)
-                if live["sealed"] and any(d["status"] == 401 for d in live["decisions"]):
-                    # Sealed: the tournament's owner sees outcome and status, not what the bot said.
-                    assert all(d["detail"] is None for d in live["decisions"])
-                    assert live["details_shown"] == []
-                    mine = _detail(client, tid, 0, wrong_owner)
-                    assert mine["sealed"] and mine["details_shown"] == [wrong_id]
+                mine = _detail(client, tid, 0, wrong_owner)
+                if mine["sealed"] and any(d["status"] == 401 for d in mine["decisions"]):
+                    # Sealed: the seated bot's owner reads what its bot said; nobody else's words.
+                    assert mine["details_shown"] == [wrong_id] and not mine["withheld"]
                     assert any("bad_signature" in (d["detail"] or "") for d in _of(mine, wrong_id))
+                    assert all(d["detail"] is None for d in mine["decisions"] if d["bot_id"] != wrong_id)
+                    # Neither the tournament's owner nor anyone without a seated bot reads the live
+                    # decisions or tallies: their order hints at the deal played at other tables.
+                    for outsider in (_detail(client, tid, 0, t_owner), _detail(client, tid, 0)):
+                        assert outsider["sealed"] and outsider["withheld"]
+                        assert outsider["decisions"] == [] and outsider["details_shown"] == []
+                        assert all(s["faults"] is None for s in outsider["seats"])
                     seen_live = True
                 time.sleep(0.05)
             assert seen_live, "no fault record was readable while the tournament ran"
