@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates, va
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs, StrictBoolean, at_least_one_of, game_name_field
 from api.context import app_context
-from api.games_api import bearer_token, key_before_body
+from api.games_api import key_before_body, owner_bearer
 from api.schemas.games import nullable, ref
 from bots.protocol import SIGNATURE_HEADER, TIMESTAMP_HEADER, BotInfoSchema, register_protocol_schemas
 from core import errors
@@ -375,12 +375,7 @@ def registry() -> BotRegistry:
 
 def owner_key() -> str | None:
     """The key of `Authorization: Bearer <owner key>`, None when absent; 401 when not Bearer."""
-    try:
-        return bearer_token()
-    except errors.MissingToken as exc:
-        raise errors.MissingToken("use 'Authorization: Bearer <owner key>'", code=exc.code) from None
-    except errors.InvalidToken:
-        raise errors.InvalidToken("that is not this bot's owner key", code="not_owner") from None
+    return owner_bearer("that is not this bot's owner key")
 
 
 # --------------------------------------------------------------------------- endpoints

@@ -101,6 +101,18 @@ def bearer_token() -> str | None:
     return parse_bearer(request.headers.get("Authorization"))
 
 
+def owner_bearer(refusal: str = "that is not the right key") -> str | None:
+    """An owner key from `Authorization: Bearer <key>`: None without the header; 401
+    `missing_token` for an empty Bearer, 401 `not_owner` (saying `refusal`) for a header that is
+    not Bearer. The owner-key operations of bots, tournaments, leagues and matches read it so."""
+    try:
+        return bearer_token()
+    except errors.MissingToken as exc:
+        raise errors.MissingToken("use 'Authorization: Bearer <key>'", code=exc.code) from None
+    except errors.InvalidToken:
+        raise errors.InvalidToken(refusal, code="not_owner") from None
+
+
 def key_before_body(func: F) -> F:
     """An operation that needs a key and reads a body asks for the key first: without an Authorization
     header it is 401 whatever the body (decorate between `blp.doc` and `blp.arguments`)."""

@@ -11,9 +11,8 @@ from marshmallow import Schema, fields
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs
 from api.context import app_context
-from api.games_api import bearer_token
+from api.games_api import owner_bearer
 from api.tournaments_api import FaultFlagSchema, TournamentMatchSchema
-from core import errors
 from harness.match_detail import match_detail
 from harness.store import MAX_DECISION_BYTES
 
@@ -185,11 +184,7 @@ def get_tournament_match(tournament_id: str, index: int) -> Response:
     latency, outcome, fallback, and for a fault the bot's HTTP status and (to the bot's owner, or
     the tournament's owner after the end) what it answered. No move or card is in it; while the
     tournament is live, decisions and fault tallies go only to owners of the bots seated here."""
-    try:
-        key = bearer_token()  # None without a header; 401 invalid_authorization when not Bearer
-    except errors.InvalidToken:
-        raise errors.InvalidToken("that is not the right key", code="not_owner") from None
-    return jsonify(match_detail(app_context().harness, tournament_id, index, key))
+    return jsonify(match_detail(app_context().harness, tournament_id, index, owner_bearer()))
 
 
 def register(api: Api, app: Flask) -> None:

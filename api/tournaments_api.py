@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs, at_least_one_of, game_name_field, not_null
 from api.context import app_context
-from api.games_api import bearer_token, key_before_body
+from api.games_api import key_before_body, owner_bearer
 from core import errors
 from core.wire.common import ObjectRef, Ref
 from harness import catalog
@@ -66,15 +66,6 @@ documents_errors = ErrorDocs(blp, ERROR_TEXT)
 def context() -> HarnessContext:
     """The app's harness context."""
     return app_context().harness
-
-
-def _key() -> str | None:
-    try:
-        return bearer_token()
-    except errors.MissingToken as exc:
-        raise errors.MissingToken("use 'Authorization: Bearer <key>'", code=exc.code) from None
-    except errors.InvalidToken:
-        raise errors.InvalidToken("that is not the right key", code="not_owner") from None
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -1063,7 +1054,7 @@ def get_tournament_standings(query: dict[str, Any], tournament_id: str) -> Respo
 @documents_errors(401, 403, 404, 409)
 def cancel_tournament(tournament_id: str) -> Response:
     """Queued matches will not start; running ones stop within about a second."""
-    return _json(ops.cancel_tournament(context(), tournament_id, _key()))
+    return _json(ops.cancel_tournament(context(), tournament_id, owner_bearer()))
 
 
 # --------------------------------------------------------------------------- leagues
@@ -1123,7 +1114,7 @@ def update_league(body: dict[str, Any], league_id: str) -> Response:
         ops.update_league(
             context(),
             league_id,
-            _key(),
+            owner_bearer(),
             name=body["name"],
             status=body["status"],
             interval_s=body["interval_s"],
@@ -1144,7 +1135,7 @@ def update_league(body: dict[str, Any], league_id: str) -> Response:
 def delete_league(league_id: str) -> Response:
     """No more rounds; the league is gone from getLeague and its standings (410), its rounds stay
     readable as tournaments and listLeagues lists it (status `deleted`)."""
-    return _json(ops.delete_league(context(), league_id, _key()))
+    return _json(ops.delete_league(context(), league_id, owner_bearer()))
 
 
 @blp.route("/leagues/<string:league_id>/members", methods=["POST"])
@@ -1157,7 +1148,7 @@ def delete_league(league_id: str) -> Response:
 @documents_errors(401, 403, 404, 409, 413, 422)
 def join_league(body: dict[str, Any], league_id: str) -> Response:
     """The bot plays from the next round on."""
-    return _json(ops.join_league(context(), league_id, body["bot_id"], _key()))
+    return _json(ops.join_league(context(), league_id, body["bot_id"], owner_bearer()))
 
 
 @blp.route("/leagues/<string:league_id>/members/<string:bot_id>", methods=["DELETE"])
@@ -1168,7 +1159,7 @@ def join_league(body: dict[str, Any], league_id: str) -> Response:
 @documents_errors(401, 403, 404, 409)
 def leave_league(league_id: str, bot_id: str) -> Response:
     """The bot's past results stay in earlier rounds."""
-    return _json(ops.leave_league(context(), league_id, bot_id, _key()))
+    return _json(ops.leave_league(context(), league_id, bot_id, owner_bearer()))
 
 
 @blp.route("/leagues/<string:league_id>/standings", methods=["GET"])
@@ -1234,7 +1225,7 @@ def _no_store(body: dict[str, Any]) -> Response:
 @documents_errors(401, 403, 404, 409)
 def rotate_tournament_key(tournament_id: str) -> Response:
     """Issue a new owner key for the tournament; the old one stops working at once."""
-    return _no_store(ops.rotate_tournament_key(context(), tournament_id, _key()))
+    return _no_store(ops.rotate_tournament_key(context(), tournament_id, owner_bearer()))
 
 
 @blp.route("/leagues/<string:league_id>/keys", methods=["POST"])
@@ -1251,7 +1242,7 @@ def rotate_tournament_key(tournament_id: str) -> Response:
 @documents_errors(401, 403, 404, 409)
 def rotate_league_key(league_id: str) -> Response:
     """Issue a new owner key for the league and its rounds; the old one stops working at once."""
-    return _no_store(ops.rotate_league_key(context(), league_id, _key()))
+    return _no_store(ops.rotate_league_key(context(), league_id, owner_bearer()))
 
 
 # --------------------------------------------------------------------------- listings
@@ -1470,7 +1461,7 @@ def list_tournaments(query: dict[str, Any]) -> Response:
         game=query["game"],
         status=query["status"],
         league=query["league"],
-        owner_key=_key(),
+        owner_key=owner_bearer(),
         cursor=_cursor(query),
         limit=query["limit"],
     )
@@ -1494,7 +1485,7 @@ def list_leagues(query: dict[str, Any]) -> Response:
         context(),
         game=query["game"],
         status=query["status"],
-        owner_key=_key(),
+        owner_key=owner_bearer(),
         cursor=_cursor(query),
         limit=query["limit"],
     )
