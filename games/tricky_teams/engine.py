@@ -391,7 +391,12 @@ def finish_trick(state: State, events: Events) -> None:
     leader = state["leader"]
     assert leader is not None
     scored, loot, own = score_trick(
-        state["trick"], list(map(len, state["cooks"])), state["raid"], state["trick_number"], leader
+        state["trick"],
+        list(map(len, state["cooks"])),
+        state["raid"],
+        state["trick_number"],
+        leader,
+        raid_over(state),
     )
     state["last_trick"] = scored
     state["trick"] = []
@@ -495,7 +500,6 @@ def after_trick(state: State, events: Events) -> None:
     last = state["last_trick"]
     assert last is not None
     if raid_over(state):
-        state["last_trick"] = {**last, "next_leader": None}
         end_raid(state, events)
     elif last["strategist"] is not None:
         state["phase"] = "choose-leader"

@@ -99,9 +99,12 @@ def loot_order(members: list[int], strengths: list[int], team: str) -> list[int]
     return sorted(members, key=strengths.__getitem__, reverse=True)
 
 
-def next_leader(winners: list[int], thief: int | None, strategist: int | None) -> int | None:
-    """Ruling 10: the Strategist chooses (None: still to choose), else the Thief, else the strongest card."""
-    if strategist is not None:
+def next_leader(
+    winners: list[int], thief: int | None, strategist: int | None, last_of_raid: bool = False
+) -> int | None:
+    """Ruling 10: the Strategist chooses (None: still to choose), else the Thief, else the strongest
+    card; ruling 17: after the raid's last trick nobody leads (None; the next raid opens with red-8)."""
+    if last_of_raid or strategist is not None:
         return None
     if thief is not None:
         return thief
@@ -120,9 +123,10 @@ IS_PEASANT = IS_MEMBER[PEASANTS]
 
 
 def score_trick(
-    plays: list[Play], cooks: list[int], raid: int, number: int, leader: int
+    plays: list[Play], cooks: list[int], raid: int, number: int, leader: int, last_of_raid: bool = False
 ) -> tuple[ScoredTrick, list[int], list[list[int]]]:
-    """Reveal and evaluate a complete trick (`cooks`: how many Cooks lie out before each seat).
+    """Reveal and evaluate a complete trick (`cooks`: how many Cooks lie out before each seat;
+    `last_of_raid`: the hands are empty after it).
 
     Returns the scored trick in its wire form (every card revealed), the loot in play order and
     the winners' own cards as [seat, card] pairs in pick order.
@@ -178,7 +182,7 @@ def score_trick(
         "loot": loot_ids,
         "thief": thief,
         "strategist": strategist,
-        "next_leader": next_leader(winners, thief, strategist),
+        "next_leader": next_leader(winners, thief, strategist, last_of_raid),
     }
     return scored, loot, own
 

@@ -12,7 +12,9 @@ from games import get_game
 GAME = get_game("trick-n-trouble")
 
 
-def _play_until_round(options: dict[str, Any], target_round: int, seed: int = 3) -> tuple[dict, list]:
+def _play_until_round(
+    options: dict[str, Any], target_round: int, seed: int = 3
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A seeded random game stopped once `target_round` has started; returns state and raw events."""
     state = GAME.new_game(3, options, seed=seed)
     rng = random.Random(seed)
@@ -23,7 +25,7 @@ def _play_until_round(options: dict[str, Any], target_round: int, seed: int = 3)
     return state, log
 
 
-def _seen_cards(state: dict, log: list, seat: int | None) -> list[str]:
+def _seen_cards(state: dict[str, Any], log: list[dict[str, Any]], seat: int | None) -> list[str]:
     seen = []
     for event in log:
         shown = GAME.event_view(state, event, seat)

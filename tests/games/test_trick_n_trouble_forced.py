@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from games.trick_n_trouble import GAME
 from games.trick_n_trouble.cards import edition
 from games.trick_n_trouble.engine import automatic_move
+from games.trick_n_trouble.state import TnTState
 from tests.games.test_trick_n_trouble_support import DECK, MODES, act, new, task, to_play
 
 NEVER = [
@@ -53,7 +54,7 @@ def test_ruling_forced_follow_is_the_seats_own_decision_and_leaks_nothing() -> N
         view = GAME.view(state, seat)
         assert view["to_move"] == [1] and view["trick"] == [{"seat": 0, "card": "blue-5"}]
     assert GAME.legal_moves(state, 1) == [{"type": "play", "card": "blue-3"}]
-    assert automatic_move(state, edition(state["header"]["options"])) is None
+    assert automatic_move(cast(TnTState, state), edition(state["header"]["options"])) is None
     forced = act(state, 1, "play", card="blue-3")
     assert forced == [{"type": "card-played", "seat": 1, "card": "blue-3", "round": 1}]
     assert state["actions"][-1] == {"seat": 1, "move": {"type": "play", "card": "blue-3"}}
@@ -130,7 +131,7 @@ def _public(state: dict[str, Any], seat: int | None) -> tuple[Any, ...]:
 def _twin(state: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
     """A copy where every card hidden from `seat` (other hands, draw pile) and the task piles' order
     are reshuffled: a game `seat` and the spectators cannot tell from this one."""
-    other = json.loads(json.dumps(state))
+    other: dict[str, Any] = json.loads(json.dumps(state))
     others = [s for s in range(3) if s != seat]
     pool = sum((other["hands"][s] for s in others), []) + other["draw"]
     rng.shuffle(pool)

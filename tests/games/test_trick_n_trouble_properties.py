@@ -19,7 +19,8 @@ PROPERTY_SETTINGS = settings(max_examples=25, deadline=None)
 
 def _cards_in_play(state: dict[str, Any]) -> list[str]:
     trick = [played["card"] for played in state["trick"]]
-    return sum(state["hands"], []) + state["draw"] + trick + state["discard"]
+    cards: list[str] = sum(state["hands"], []) + state["draw"] + trick + state["discard"]
+    return cards
 
 
 def _visible_cards(state: dict[str, Any], seat: int | None) -> set[str]:
@@ -185,7 +186,7 @@ def test_property_explicit_deals_of_any_hand_size_play_all_27_cards(
 
 def _shuffle_hidden(state: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
     """A copy where every card and task hidden from `seat` is reshuffled (sizes kept)."""
-    other = json.loads(json.dumps(state))
+    other: dict[str, Any] = json.loads(json.dumps(state))
     others = [s for s in range(3) if s != seat]
     pool = sum((other["hands"][s] for s in others), []) + other["draw"]
     rng.shuffle(pool)

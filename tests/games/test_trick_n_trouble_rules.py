@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from games.base import redact_event
+from games.base import GameError, redact_event
 from games.trick_n_trouble import GAME
 from games.trick_n_trouble.cards import builtin_deck, card_table, colour_sums
 from games.trick_n_trouble.scoring import trick_winner
+from games.trick_n_trouble.state import PlayedCard
 from tests.games.test_trick_n_trouble_support import (
     DECK,
     SMALL_DECK,
@@ -76,7 +79,7 @@ def test_first_lead_player_is_the_first_leader_option() -> None:
 # --------------------------------------------------------------------------- phase 1: fill up tasks
 
 
-def _round_one_fulfils_a1_and_b1() -> dict:
+def _round_one_fulfils_a1_and_b1() -> dict[str, Any]:
     state = new([["blue-9", "green-5"], ["blue-8", "green-6"], ["blue-7", "yellow-6"]])
     to_play(state)
     plays(state, "blue-9", "blue-8", "blue-7")
@@ -106,7 +109,7 @@ def test_ruling2_an_empty_level_cannot_be_chosen() -> None:
     state = _round_one_fulfils_a1_and_b1()
     act(state, 0, "choose-task-level", level=3)
     assert GAME.legal_moves(state, 0) == [{"type": "choose-task-level", "level": n} for n in (1, 2)]
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         act(state, 0, "choose-task-level", level=3)
     assert error.value.code == "illegal_move" and "empty" in error.value.message
 
@@ -184,7 +187,7 @@ def test_phase2_is_skipped_once_the_draw_pile_is_empty() -> None:
 def test_drawn_cards_are_private_to_the_drawing_seat() -> None:
     """Events: drawn cards sit under `private` for the drawing seat only."""
     state = GAME.new_game(3, seed=3)
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     while state["round"] == 1:
         seat = GAME.to_move(state)[0]
         events += GAME.apply(state, seat, GAME.legal_moves(state, seat)[-1])
@@ -199,7 +202,7 @@ def test_drawn_cards_are_private_to_the_drawing_seat() -> None:
 # --------------------------------------------------------------------------- phase 3: pass card
 
 
-def _three_card_game() -> dict:
+def _three_card_game() -> dict[str, Any]:
     return new(
         [
             ["blue-3", "blue-4", "blue-5"],
@@ -247,7 +250,7 @@ def test_ruling1_only_the_lead_player_decides_whether_the_round_passes() -> None
     """Ruling 1: whether to pass is the lead's decision; skipping means nobody passes."""
     state = _three_card_game()
     assert GAME.legal_moves(state, 1) == []
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         act(state, 1, "start-passing")
     assert error.value.code == "not_your_turn"
     act(state, 0, "skip-passing")
@@ -302,7 +305,7 @@ def test_ruling2_story_mode_switch_uses_the_single_pile_without_a_level() -> Non
     state = new([["blue-3", "blue-4"], ["green-3", "green-4"], ["yellow-3", "yellow-4"]], story=True)
     act(state, 0, "skip-passing")
     assert {"type": "switch-task", "task": "a1"} in GAME.legal_moves(state, 0)
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         act(state, 0, "switch-task", task="a1", level=1)
     assert error.value.code == "illegal_move"
     act(state, 0, "switch-task", task="a1")
@@ -351,7 +354,7 @@ def test_ruling_switching_never_hands_back_the_switched_task(
             assert switched == {"type": "task-switched", "task": task_id}
             assert drawn["task"] != task_id and drawn["task"] in extra and task_id not in trial["face_up"]
     for level in sorted({1, 2, 3} - {s for s in sources if s is not None}) if not story else []:
-        with pytest.raises(Exception) as error:
+        with pytest.raises(GameError) as error:
             act(state, 0, "switch-task", task="c1", level=level)
         assert error.value.code == "illegal_move" and "must be a new task" in error.value.message
 
@@ -373,7 +376,7 @@ def test_expert_mode_skips_phase4_switch_task() -> None:
     assert all(m["type"] == "play" for m in GAME.legal_moves(state, 0))
 
 
-def _three_card_game_small() -> dict:
+def _three_card_game_small() -> dict[str, Any]:
     return new(
         [
             ["blue-3", "blue-4", "green-9"],
@@ -383,7 +386,7 @@ def _three_card_game_small() -> dict:
     )
 
 
-def to_play_round(state: dict) -> None:
+def to_play_round(state: dict[str, Any]) -> None:
     """Play one trick by always choosing the first legal card, then stop at the next decision."""
     to_play(state)
     start = state["round"]
@@ -473,7 +476,7 @@ def test_ruling4_a_player_who_must_follow_cannot_play_another_colour() -> None:
     )
     to_play(state)
     act(state, 0, "play", card="blue-5")
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         act(state, 1, "play", card="green-4")
     assert error.value.code == "illegal_move" and "follow" in error.value.message
 
@@ -506,7 +509,7 @@ WINNER_CASES = [
 @pytest.mark.parametrize(("case", "cards", "winner"), WINNER_CASES, ids=[c[0] for c in WINNER_CASES])
 def test_ruling5_trick_winner(case: str, cards: list[str], winner: int) -> None:
     """Ruling 5: highest card carrying a lead colour wins (any card after a joker lead); ties: earlier."""
-    trick = [{"seat": seat, "card": card} for seat, card in enumerate(cards)]
+    trick: list[PlayedCard] = [{"seat": seat, "card": card} for seat, card in enumerate(cards)]
     assert trick_winner(trick, TABLE) == winner
 
 
@@ -598,7 +601,7 @@ def test_game_ends_after_the_ninth_round_with_all_cards_played() -> None:
         GAME.apply(state, seat, GAME.legal_moves(state, seat)[0])
     assert state["round"] == 9 and state["hands"] == [[], [], []] and len(state["discard"]) == 27
     assert GAME.to_move(state) == [] and GAME.legal_moves(state, 0) == []
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         GAME.apply(state, 0, {"type": "skip-passing"})
     assert error.value.code == "game_over"
 
@@ -693,7 +696,7 @@ MALFORMED = [
 def test_malformed_moves_are_rejected_as_malformed(move: object) -> None:
     """Errors: a move that is not a well-formed move of the game is MalformedMove."""
     state = GAME.new_game(3)
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         GAME.apply(state, 0, move)  # type: ignore[arg-type]
     assert error.value.code == "malformed_move"
     assert state["actions"] == []
@@ -716,10 +719,10 @@ def test_listed_moves_are_shared_immutable_values_and_recorded_as_such() -> None
 def test_a_bad_seat_is_malformed_and_a_wrong_seat_is_not_your_turn() -> None:
     """Errors: seat outside 0..2 is malformed; a real seat that has no decision gets not-your-turn."""
     state = GAME.new_game(3)
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         GAME.apply(state, 3, {"type": "skip-passing"})
     assert error.value.code == "malformed_move"
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         GAME.apply(state, 2, {"type": "skip-passing"})
     assert error.value.code == "not_your_turn"
 
@@ -728,13 +731,13 @@ def test_illegal_moves_say_why() -> None:
     """Errors: well-formed but not allowed now is IllegalMove with a reason and the legal moves."""
     state = GAME.new_game(3, seed=2)
     card = state["hands"][0][0]
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         GAME.apply(state, 0, {"type": "play", "card": card})
     assert error.value.code == "illegal_move" and "pass-decision" in error.value.message
     assert error.value.details["legal_moves"] == GAME.legal_moves(state, 0)
     GAME.apply(state, 0, {"type": "start-passing"})
     other = state["hands"][1][0]
-    with pytest.raises(Exception) as error:
+    with pytest.raises(GameError) as error:
         GAME.apply(state, 0, {"type": "pass-card", "card": other})
     assert error.value.code == "illegal_move" and "not in your hand" in error.value.message
 

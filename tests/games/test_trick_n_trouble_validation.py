@@ -209,7 +209,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
     max_leaves=20,
 )
-option_values = st.just({}) | st.dictionaries(
+option_values: st.SearchStrategy[dict[str, Any]] = st.just({}) | st.dictionaries(
     st.sampled_from(sorted(GAME.default_options(3))), json_values, max_size=4
 )
 deal_values = st.none() | st.dictionaries(

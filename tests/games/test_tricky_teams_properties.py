@@ -98,7 +98,7 @@ def hide_and_shuffle(state: dict[str, Any], seat: int, rng: random.Random) -> di
 
     Hidden: non-8 cards in other hands and other seats' face-down cards in the current trick.
     """
-    other = json.loads(json.dumps(state))
+    other: dict[str, Any] = json.loads(json.dumps(state))
     held = hands(other)
     slots: list[tuple[Any, int | str]] = []
     for s, hand in enumerate(held):

@@ -443,10 +443,10 @@ def test_a_bool_or_unknown_seat_is_no_seat() -> None:
     """True is not seat 1: it gets no moves, cannot move, and sees what a spectator sees."""
     state = new([["red-5"], ["red-8"], ["blue-3"], ["green-2"]])
     assert GAME.to_move(state) == [1]
-    assert GAME.legal_moves(state, True) == []  # type: ignore[arg-type]
+    assert GAME.legal_moves(state, True) == []
     with pytest.raises(NotYourTurn):
-        GAME.apply(state, True, {"type": "play", "card": "red-8"})  # type: ignore[arg-type]
-    assert GAME.view(state, True) == GAME.view(state, None)  # type: ignore[arg-type]
+        GAME.apply(state, True, {"type": "play", "card": "red-8"})
+    assert GAME.view(state, True) == GAME.view(state, None)
     assert GAME.view(state, 9) == GAME.view(state, None)
 
 

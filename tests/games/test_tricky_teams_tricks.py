@@ -244,7 +244,13 @@ TRICKS: list[tuple[str, list[list[str]], list[str], dict[str, Any]]] = [
         "special_case_3_equal_strength_earlier_card_picks_first",
         COOK_HANDS,
         COOK_MOVES,
-        {"winners": [3, 0], "next_leader": 3, "phase": "take-loot", "turn": 3},
+        {"winners": [3, 0], "next_leader": 3, "phase": "take-loot", "turn": 3, "extra": 1},
+    ),
+    (
+        "ruling_17_no_next_leader_while_the_raids_last_trick_hands_out_loot",
+        COOK_HANDS,
+        COOK_MOVES,
+        {"winners": [3, 0], "next_leader": None, "phase": "take-loot", "turn": 3},
     ),
     (
         "ruling_13_cooks_join_the_loot_pile_at_raid_end",
