@@ -12,10 +12,12 @@ Redis layout, under the same configurable prefix as the games (`GameRepository.p
 - ``botname:<casefolded name>`` — the id holding that name (names are unique, case-insensitive;
   a deleted bot keeps its name so past results stay unambiguous);
 - ``bots`` — a sorted set of every bot id by creation time (deleted ones included);
-- ``boturl:<normalised url>`` — a set of the active bots at that URL (`normalise_url`): a URL an
-  active bot uses is refused to anyone else (409 ``url_taken``) unless the request's owner key owns
-  one of those bots; a bot leaves the set when it is deleted or moves (bots registered before the
-  claims existed hold none until they move);
+- ``boturl:<canonical url>`` — a set of the active bots at that URL (`core.outbound.canonical_url`:
+  the resolved address, port and normalised path, so `localhost`, `127.1` and `0x7f000001` are one
+  URL): a URL an active bot uses is refused to anyone else (409 ``url_taken``) unless the request's
+  owner key owns one of those bots; a bot leaves the set when it is deleted or moves. The bot's
+  hash keeps the form it claimed (``url_claim``), so a release frees exactly what was claimed
+  (bots stored before it hold the older `normalise_url` form, released the same way);
 - ``botcheck:<id>`` — held while `POST /bots/{id}/check` runs, and a few seconds after it
   (`begin_check` / `end_check`): one check of a bot at a time.
 Creation and renaming are single Lua scripts, so two submissions of one name (or one URL) cannot
@@ -41,7 +43,15 @@ from marshmallow import ValidationError
 
 from bots.protocol import BotInfoSchema, FaultCode
 from core import errors
-from core.outbound import AddressPolicy, BotSession, OutboundError, Resolver, system_resolver
+from core.outbound import (
+    DEFAULT_PORTS,
+    AddressPolicy,
+    BotSession,
+    OutboundError,
+    Resolver,
+    canonical_url,
+    system_resolver,
+)
 from games.registry import GAMES
 
 PROBE_TIMEOUT_S = 5.0
@@ -65,8 +75,8 @@ PUBLIC_FIELDS = (
 
 # Whether a URL's claim set (KEYS[url]) bars bot ARGV[id] owned by digest ARGV[owner]: some other
 # active bot holds the URL and none of those is owned by that digest. Members that are gone or
-# deleted are dropped on the way. (It reads the members' hashes by name, `<prefix>bot:<id>`: one
-# Redis, not a cluster.)
+# deleted are dropped on the way. (It reads the members' hashes by name, `<prefix>{bots}:bot:<id>`:
+# every registry key shares the `{bots}` hash tag, so on a cluster they are in the script's slot.)
 _URL_TAKEN_LUA = """
 local function url_taken(set, me, digest, bot_prefix)
   local held, mine = false, false
@@ -183,9 +193,6 @@ def owner_digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
 def normalise_url(url: str) -> str:
     """The form two URLs of one bot share: scheme and host in lower case, no default port, no
     user info, no trailing slash, no fragment (the path and query as given). A URL that does not
@@ -229,6 +236,7 @@ class BotRecord:
     open: bool = False
     owner_key_issued: float = 0.0  # when the current owner key was issued (creation or rotation)
     secret_issued: float = 0.0  # when the current signing secret was issued
+    url_claim: str = ""  # the URL claim it holds (`BotRegistry.claim_of`); "" on bots stored before
 
     def public(self) -> dict[str, Any]:
         """The fields anyone may read."""
@@ -312,16 +320,32 @@ class BotRegistry:
 
     # -- keys -------------------------------------------------------------------------
     def key_for(self, kind: str, ident: str = "") -> str:
-        """The Redis key of a bot (`kind` "bot"), a name claim ("name") or the index ("index")."""
+        """The Redis key of a bot (`kind` "bot"), a name claim ("name"), the index ("index") or a
+        URL claim ("url").
+
+        Every registry key carries the hash tag ``{bots}``: on a Redis Cluster the registry is one
+        slot, so a bot's creation checks its name and URL claims and writes the index in one
+        script (10,000 bots are a few MB: one slot holds them).
+        """
         if kind == "bot":
-            return f"{self.prefix}bot:{ident}"
+            return f"{self.prefix}{{bots}}:bot:{ident}"
         if kind == "name":
-            return f"{self.prefix}botname:{ident.casefold()}"
+            return f"{self.prefix}{{bots}}:name:{ident.casefold()}"
         if kind == "index":
-            return f"{self.prefix}bots"
-        if kind == "url":
-            return f"{self.prefix}boturl:{normalise_url(ident)}"
+            return f"{self.prefix}{{bots}}:index"
+        if kind == "url":  # `ident`: a claim (`claim_for`)
+            return f"{self.prefix}{{bots}}:url:{ident}"
         raise ValueError(f"unknown key kind {kind!r}")
+
+    def claim_for(self, url: str) -> str:
+        """The claim a bot at `url` holds: its canonical URL (one for every spelling of an address)."""
+        return canonical_url(url, self.resolver)
+
+    @staticmethod
+    def claim_of(bot: BotRecord) -> str:
+        """The claim `bot` holds: the one it stored, else (stored before claims were canonical) the
+        older normalised form of its URL."""
+        return bot.url_claim or normalise_url(bot.url)
 
     # -- checks -----------------------------------------------------------------------
     def probe(self, url: str, games: list[str]) -> dict[str, Any]:
@@ -381,7 +405,8 @@ class BotRegistry:
         if self.client.exists(self.key_for("name", name)):
             raise DuplicateName(f"a bot named {name!r} already exists")
         requester = owner_digest(owner_key) if owner_key else ""
-        self._check_url_free(url, "", requester)
+        claim = self.claim_for(url)
+        self._check_url_free(claim, "", requester)
         info = self.probe(url, games)
         supplied = secret is not None
         bot_id, new_key = new_bot_id(), secrets.token_urlsafe(24)
@@ -402,32 +427,33 @@ class BotRegistry:
             "open": "1" if open_to_challenges else "0",
             "owner_key_issued": repr(now),
             "secret_issued": repr(now),
+            "url_claim": claim,
         }
         flat = [item for pair in fields.items() for item in pair]
         keys = [
             self.key_for("bot", bot_id),
             self.key_for("name", name),
             self.key_for("index"),
-            self.key_for("url", url),
+            self.key_for("url", claim),
         ]
         status = self._create(keys=keys, args=[bot_id, now, requester, self.key_for("bot"), *flat])
         if status == -4:
-            raise self._url_taken(url)
+            raise self._url_taken(claim)
         if not status:
             raise DuplicateName(f"a bot named {name!r} already exists")
         return CreatedBot(self.record(bot_id), new_key, secret, supplied)
 
-    def _url_taken(self, url: str) -> UrlTaken:
+    def _url_taken(self, claim: str) -> UrlTaken:
         return UrlTaken(
             "another bot already uses this URL: give each bot its own URL (a path or a port), or "
             "send the owner key of a bot at this URL to share it",
-            details={"url": normalise_url(url)},
+            details={"url": claim},
         )
 
-    def _check_url_free(self, url: str, bot_id: str, digest: str) -> None:
+    def _check_url_free(self, claim: str, bot_id: str, digest: str) -> None:
         """Refuse early (before any probe) a URL another owner's active bot uses; the Lua that
         stores the bot checks again, atomically."""
-        holders = [m.decode() for m in cast(set[bytes], self.client.smembers(self.key_for("url", url)))]
+        holders = [m.decode() for m in cast(set[bytes], self.client.smembers(self.key_for("url", claim)))]
         others = [h for h in holders if h != bot_id]
         if not others:
             return
@@ -436,7 +462,7 @@ class BotRegistry:
             pipe.hmget(self.key_for("bot", other), ["owner", "status"])
         active = [owner for owner, status in pipe.execute() if owner is not None and status != b"deleted"]
         if active and not any(hmac.compare_digest(owner.decode(), digest) for owner in active):
-            raise self._url_taken(url)
+            raise self._url_taken(claim)
 
     def record(self, bot_id: str) -> BotRecord:
         """The full stored record (secret included: internal use only)."""
@@ -577,26 +603,28 @@ class BotRegistry:
         fields: dict[str, Any] = {"name": new_name, "updated": repr(self.clock())}
         if open_to_challenges is not None:
             fields["open"] = "1" if open_to_challenges else "0"
-        new_url = bot.url if url is None else url
-        if normalise_url(new_url) != normalise_url(bot.url):
-            self._check_url_free(new_url, bot_id, bot.owner)
+        old_claim = self.claim_of(bot)
+        new_claim = old_claim if url is None else self.claim_for(url)
+        if new_claim != old_claim:
+            self._check_url_free(new_claim, bot_id, bot.owner)
         if url is not None or games is not None:
             new_games = sorted(set(games)) if games is not None else bot.games
             info = self.probe(url if url is not None else bot.url, new_games)
             fields.update(games=json.dumps(new_games), author=info["author"], version=info["version"])
             if url is not None:
                 fields["url"] = url.rstrip("/")
+                fields["url_claim"] = new_claim
         flat = [item for pair in fields.items() for item in pair]
         keys = [
             self.key_for("bot", bot_id),
             self.key_for("name", bot.name),
             self.key_for("name", new_name),
-            self.key_for("url", bot.url),
-            self.key_for("url", new_url),
+            self.key_for("url", old_claim),
+            self.key_for("url", new_claim),
         ]
         status = self._update(keys=keys, args=[bot_id, bot.owner, self.key_for("bot"), *flat])
         if status == -4:
-            raise self._url_taken(new_url)
+            raise self._url_taken(new_claim)
         if status == 0:
             raise DuplicateName(f"a bot named {new_name!r} already exists")
         if status == -3:
@@ -614,7 +642,7 @@ class BotRegistry:
                 pipe.hset(
                     self.key_for("bot", bot_id), mapping={"status": "deleted", "deleted": now, "updated": now}
                 )
-                pipe.srem(self.key_for("url", bot.url), bot_id)  # its URL is free for others again
+                pipe.srem(self.key_for("url", self.claim_of(bot)), bot_id)  # its URL is free again
                 pipe.execute()
         return self.get(bot_id)
 
@@ -639,4 +667,5 @@ def _parse(raw: dict[bytes, bytes]) -> BotRecord:
         open=text.get("open") == "1",
         owner_key_issued=float(text.get("owner_key_issued", created)),
         secret_issued=float(text.get("secret_issued", created)),
+        url_claim=text.get("url_claim", ""),
     )

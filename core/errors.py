@@ -91,3 +91,33 @@ class Unprocessable(ServiceError):
 
     status = 422
     code = "unprocessable"
+
+
+class Busy(ServiceError):
+    """Over a capacity limit (a subclass says which): retry after `retry_after` seconds (`Retry-After`)."""
+
+    status = 503
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, code=code, details={**(details or {}), "retry_after": retry_after})
+        self.retry_after = retry_after
+
+
+class TooManyStreams(Busy):
+    """The client address has as many event streams open as it may (429)."""
+
+    status = 429
+    code = "too_many_streams"
+
+
+class StreamsFull(Busy):
+    """This API process serves as many event streams as it may (503): another process may have room."""
+
+    code = "streams_full"

@@ -24,6 +24,7 @@ import http.client
 import io
 import ipaddress
 import os
+import re
 import select
 import socket
 import ssl
@@ -38,7 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from bots.protocol import FaultCode, sign
+from bots.protocol import FaultCode, declared_length, sign
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -49,6 +50,16 @@ METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
     {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
 )
 MAX_RESPONSE_BYTES = 256 * 1024
+
+# What a bot URL looks like (openapi.yaml states it as `url`'s pattern, and the API refuses any other
+# string with 422 `invalid_url` before `check_url`): http or https (any case), a host name or a
+# bracketed IPv6 address without user info, an optional port 1-65535 without leading zeros, an
+# optional path; no query, no fragment, no white space.
+BOT_URL_PATTERN = (
+    r"^[Hh][Tt][Tt][Pp][Ss]?://([^/?#@:\[\]\s]+|\[[0-9A-Fa-f:.]+\])"
+    r"(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?"
+    r"(/[^?#\s]*)?$"
+)
 DEFAULT_TIMEOUT_S = 5.0
 USER_AGENT = "TrickArena/1 (+bot protocol)"
 
@@ -60,10 +71,16 @@ ERROR_BODY_BYTES = 512
 class OutboundError(Exception):
     """An outbound call was refused or failed; `code` is machine-readable (a FaultCode or a URL error)."""
 
-    def __init__(self, code: str, message: str, status: int | None = None, body: bytes = b"") -> None:
+    def __init__(
+        self, code: str, message: str, status: int | None = None, body: bytes = b"", reached: bool = True
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        # False when the call never got to the bot: refused by our own policy, not resolved, or no
+        # connection made (refused, unreachable, timed out while connecting). Such a failure may be
+        # the caller's network rather than the bot (harness.health tells them apart).
+        self.reached = reached
         # An answer that arrived but is refused (non-200, not JSON): its status and its first bytes.
         self.status = status
         self.body = body[:ERROR_BODY_BYTES]
@@ -191,6 +208,79 @@ def system_resolver(host: str, port: int) -> list[str]:
         raise OSError(f"no DNS answer within {RESOLVE_TIMEOUT_S}s") from None
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# RFC 3986 §2.3: percent-encodings of these mean the character itself (§6.2.2.2).
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def canonical_address(host: str, port: int, resolver: Resolver = system_resolver) -> str:
+    """The one address a host names, as the URL's identity: an IP literal in any spelling (`127.1`,
+    `2130706433`, `0x7f000001`, `0177.0.0.1`, `[::ffff:127.0.0.1]`) or a name resolved the way a
+    call resolves it; an IPv4-mapped IPv6 address is its IPv4 address; of several, the least
+    (IPv4 before IPv6). A host that does not resolve stays its lower-cased name."""
+    try:
+        found = [str(ipaddress.ip_address(host))]
+    except ValueError:
+        try:
+            found = resolver(host, port)
+        except (OSError, UnicodeError):
+            found = []
+    addresses: list[IPAddress] = []
+    for text in found:
+        try:
+            ip = ipaddress.ip_address(text)
+        except ValueError:
+            continue
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        addresses.append(ip)
+    if not addresses:
+        return host.lower()
+    best = min(addresses, key=lambda ip: (ip.version, int(ip)))
+    return f"[{best}]" if best.version == 6 else str(best)
+
+
+def normalise_path(path: str) -> str:
+    """A URL path in the form two spellings of it share (RFC 3986 §6.2.2): percent-encoded
+    unreserved characters decoded, other percent-encodings in upper case, `.` and `..` segments
+    removed (§5.2.4), no trailing slash."""
+    pieces = path.split("%")
+    text = pieces[0]
+    for piece in pieces[1:]:
+        code = piece[:2]
+        if len(code) == 2 and all(c in "0123456789abcdefABCDEF" for c in code):
+            char = chr(int(code, 16))
+            text += (char if char in _UNRESERVED else "%" + code.upper()) + piece[2:]
+        else:
+            text += "%" + piece
+    kept: list[str] = []
+    for segment in text.split("/")[1:] if text.startswith("/") else text.split("/"):
+        if segment == ".":
+            continue
+        if segment == "..":
+            if kept:
+                kept.pop()
+            continue
+        kept.append(segment)
+    return ("/" + "/".join(kept)).rstrip("/") if kept else ""
+
+
+def canonical_url(url: str, resolver: Resolver = system_resolver) -> str:
+    """The identity of the bot a URL reaches: scheme, the canonical address (`canonical_address`),
+    the port (always written) and the normalised path; no user info, query or fragment (bot URLs
+    may carry none). Every spelling of one address and path gives one string. A URL that does not
+    parse is returned as it is (`check_url` refuses it)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    port = port or DEFAULT_PORTS.get(scheme, 0)
+    address = canonical_address(parts.hostname or "", port, resolver)
+    return f"{scheme}://{address}:{port}{normalise_path(parts.path)}"
+
+
 @dataclass(frozen=True)
 class Target:
     """A checked bot URL, pinned to one resolved address."""
@@ -237,6 +327,10 @@ def check_url(url: str, policy: AddressPolicy | None = None, resolver: Resolver 
         raise OutboundError("invalid_url", "the bot URL may not carry a query or fragment")
     if port == 0:
         raise OutboundError("invalid_url", "port 0 is not a port a bot can listen on")
+    if not re.fullmatch(BOT_URL_PATTERN, url):
+        raise OutboundError(
+            "invalid_url", "not a bot URL: http(s)://host[:port][/path], no white space, no leading zeros"
+        )
     host = parts.hostname
     port = port or (443 if parts.scheme == "https" else 80)
     try:
@@ -245,16 +339,20 @@ def check_url(url: str, policy: AddressPolicy | None = None, resolver: Resolver 
         try:
             addresses = resolver(host, port)
         except (OSError, UnicodeError) as exc:
-            raise OutboundError(FaultCode.CONNECTION_ERROR, f"cannot resolve {host!r}: {exc}") from None
+            raise OutboundError(
+                FaultCode.CONNECTION_ERROR, f"cannot resolve {host!r}: {exc}", reached=False
+            ) from None
     if not addresses:
-        raise OutboundError(FaultCode.CONNECTION_ERROR, f"{host!r} resolves to no address")
+        raise OutboundError(FaultCode.CONNECTION_ERROR, f"{host!r} resolves to no address", reached=False)
     # Every answer must pass: otherwise a name with one public and one private record
     # would be accepted at submission and might reach the private one later.
     for address in addresses:
         reason = policy.refusal(address)
         if reason is not None:
             raise OutboundError(
-                FaultCode.FORBIDDEN_ADDRESS, f"{host!r} resolves to {address}, a refused {reason}"
+                FaultCode.FORBIDDEN_ADDRESS,
+                f"{host!r} resolves to {address}, a refused {reason}",
+                reached=False,
             )
     base = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
     return Target(base, parts.scheme, host, port, parts.path, addresses[0])
@@ -339,10 +437,14 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
     def __init__(self, target: Target, deadline: Callable[[], float]) -> None:
         super().__init__(target.address, target.port)
         self._deadline = deadline
+        # Whether the current call has a connection to the bot (kept alive, or made by it); set
+        # before the call, and by `connect` once the connection is made.
+        self.made = False
 
     def connect(self) -> None:
         """Connect to the pinned address within the deadline (no proxy, no new DNS lookup)."""
         self.sock = _DeadlineSocket(self._raw_connection(), self._deadline)
+        self.made = True
 
     def _raw_connection(self) -> socket.socket:
         remaining = self._deadline() - time.monotonic()
@@ -372,6 +474,7 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
             raw.close()
             raise
         self.sock = _DeadlineSocket(tls, self._deadline)
+        self.made = True
 
 
 @dataclass
@@ -467,10 +570,11 @@ class BotSession:
             resp: http.client.HTTPResponse | None = None
             try:
                 self._drop_if_stale()
+                conn.made = conn.sock is not None
                 conn.request(method, self._base_path + "/" + path.lstrip("/"), body, headers)
                 resp = conn.getresponse()
-                declared = resp.getheader("Content-Length")
-                if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+                declared = declared_length(resp.msg.get_all("Content-Length") or ())
+                if declared is not None and declared > self.max_bytes:
                     raise OutboundError(
                         FaultCode.RESPONSE_TOO_LARGE, f"body of {declared} bytes is over the bound"
                     )
@@ -488,10 +592,14 @@ class BotSession:
                 reusable = not resp.will_close
             except TimeoutError as exc:
                 raise OutboundError(
-                    FaultCode.TIMEOUT, f"no complete answer within {timeout_s:.3f}s: {exc}"
+                    FaultCode.TIMEOUT,
+                    f"no complete answer within {timeout_s:.3f}s: {exc}",
+                    reached=conn.made,  # False: no connection was made
                 ) from None
             except (http.client.HTTPException, OSError) as exc:
-                raise OutboundError(FaultCode.CONNECTION_ERROR, f"connection failed: {exc!r}") from None
+                raise OutboundError(
+                    FaultCode.CONNECTION_ERROR, f"connection failed: {exc!r}", reached=conn.made
+                ) from None
             finally:
                 if resp is not None:
                     resp.close()  # hands the connection back (http.client refuses a new request before)

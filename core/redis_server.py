@@ -14,6 +14,8 @@ from typing import Any
 
 import redis
 
+from core.redis_factory import NO_RETRY, build_client
+
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 
@@ -24,9 +26,9 @@ def _free_port() -> int:
 
 
 def reachable(url: str, timeout: float = 0.5) -> bool:
-    """True when a Redis at `url` answers PING."""
+    """True when the Redis `url` names (any topology of `core.redis_factory`) answers PING."""
     try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        client = build_client(url, NO_RETRY, timeout_s=timeout)
         return bool(client.ping())
     except (redis.RedisError, OSError, ValueError):
         return False

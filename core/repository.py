@@ -1,15 +1,18 @@
 """The one Redis repository of games: state, version, seat-token digests and the event stream.
 
-Layout (all keys under the configured prefix, see `key_for`):
-- ``game:<id>`` — a hash: ``v`` version, ``g`` game name, ``n`` seat count, ``seed``, ``sealed``
+Layout (all keys under the configured prefix, see `key_for`; the game id in braces is the keys'
+hash tag, so on a Redis Cluster a game's keys share one slot):
+- ``game:{<id>}`` — a hash: ``v`` version, ``g`` game name, ``n`` seat count, ``seed``, ``sealed``
   (present while only seats may read the game), ``m<seat>``/``d<seat>`` (each seat's last move:
   the version it made; when and what it was), ``t<seat>``
   the SHA-256 digest of each claimed seat's token, and either ``s`` (the live state as JSON)
   or, once the game is over, ``z`` (zlib of the final state and every event: a finished game
   is read-only, so it is stored compactly in one field);
-- ``game:<id>:events`` — a Redis stream of the live game's raw (unredacted) events, entry ids
-  ``<version>-<n>`` so "events since version V" is one XRANGE and SSE can XREAD BLOCK on it;
-- ``game:<id>:actions`` — the live game's action list (``state["actions"]``), kept out of ``s``
+- ``game:{<id>}:events`` — a Redis stream of the live game's raw (unredacted) events, entry ids
+  ``<version>-<n>`` so "events since version V" is one XRANGE; every write of a game also
+  publishes its new version on the pub/sub channel of the same name (`events_channel`), which
+  the API's event hub (core.event_hub) listens to;
+- ``game:{<id>}:actions`` — the live game's action list (``state["actions"]``), kept out of ``s``
   because engines only ever append to it and it is most of a late state: a move reads and
   writes a small state and pushes its new actions.
 
@@ -19,7 +22,7 @@ events in one atomic step, so concurrent writers cannot both win.
 
 from __future__ import annotations
 
-import os
+import secrets
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -27,23 +30,35 @@ from typing import Any, cast
 import orjson
 import redis
 
+from core.redis_factory import API_RETRY, RetryPolicy, check_writable, storage_client
 from games.base import Event, State
 
 # Atomic compare-and-set of a move: version check, new state, version + 1, actions and events
 # appended.  KEYS: game hash, event stream, action list.  ARGV: expected version, mode ('live' |
-# 'final'), payload (state JSON without actions, or the final zlib blob), ttl seconds for a
-# finished game (0 = none), the total number of actions after the move, the number of trailing
-# actions sent, the seat that moved ('' = none), the move's digest to refuse as a duplicate ('' =
-# no check), the duplicate window in ms, the move's digest to remember, those actions, then one
-# JSON string per event.  The script pushes only the actions the list lacks, so a caller holding
-# the full action list may send its tail.  The hash remembers per seat the version its own last
-# move made (``m<seat>``) and when and what that move was (``d<seat>``: "<ms>:<digest>", Redis's
-# clock): a move equal to the seat's last one, sent while that move is still the game's latest
-# and within the window, is refused (-5) as a duplicate.
+# 'final'), payload (state JSON without actions, or the final zlib blob), ttl seconds for a finished
+# game (0 = none), the total number of actions after the move, the number of trailing actions sent,
+# the seat that moved ('' = none), the move's digest to refuse as a duplicate ('' = no check), the
+# duplicate window in ms, the move's digest to remember, the call's id, those actions, then one JSON
+# string per event.  The script pushes only the actions the list lacks, so a caller holding the full
+# action list may send its tail.  The hash remembers per seat the version its own last move made
+# (``m<seat>``) and when and what that move was (``d<seat>``: "<ms>:<digest>", Redis's clock): a
+# move equal to the seat's last one, sent while that move is still the game's latest and within the
+# window, is refused (-5) as a duplicate.  The same call sent again (``c<seat>`` holds the id of the
+# call that made the seat's last move: a reply lost in a failover and the call retried by the Redis
+# client) against the version it already moved on from answers {2, current}: it is applied, once;
+# another call's identical move is a stale write as before.  Every write publishes the new version
+# on the channel named like the event stream (`events_channel`): the API's event hub
+# (core.event_hub) reads what is new when it hears of it.
 _COMMIT_LUA = """
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then return {-1, 0} end
-if current ~= ARGV[1] then return {0, tonumber(current)} end
+if current ~= ARGV[1] then
+  if ARGV[7] ~= '' and tonumber(current) == tonumber(ARGV[1]) + 1
+      and redis.call('HGET', KEYS[1], 'm' .. ARGV[7]) == current then
+    if redis.call('HGET', KEYS[1], 'c' .. ARGV[7]) == ARGV[11] then return {2, tonumber(current)} end
+  end
+  return {0, tonumber(current)}
+end
 local new = tonumber(current) + 1
 local ntail = tonumber(ARGV[6])
 local now = redis.call('TIME')
@@ -70,29 +85,27 @@ else
   local need = tonumber(ARGV[5]) - stored
   if need < 0 or need > ntail then return {-4, need} end
   redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3], 'na', ARGV[5])
-  if ARGV[7] ~= '' then
-    redis.call('HSET', KEYS[1], 'm' .. ARGV[7], new, 'd' .. ARGV[7], now_ms .. ':' .. ARGV[10])
-  end
-  for i = 11 + ntail - need, 10 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-  for i = 11 + ntail, #ARGV do
-    redis.call('XADD', KEYS[2], new .. '-' .. (i - 11 - ntail), 'e', ARGV[i])
+  for i = 12 + ntail - need, 11 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+  for i = 12 + ntail, #ARGV do
+    redis.call('XADD', KEYS[2], new .. '-' .. (i - 12 - ntail), 'e', ARGV[i])
   end
 end
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[1], 'm' .. ARGV[7], new, 'd' .. ARGV[7], now_ms .. ':' .. ARGV[10],
+    'c' .. ARGV[7], ARGV[11])
+end
+redis.call('PUBLISH', KEYS[2], new)
 return {1, new}
 """
 
-# Seconds any Redis command (and a connection attempt) may take before it fails: a Redis that hangs
-# gives 503s this fast (docs/operations.md, Limits).
-REDIS_TIMEOUT_S = float(os.environ.get("TRICKARENA_REDIS_TIMEOUT_S", "3"))
-# The longest single blocking read of an event stream (well below REDIS_TIMEOUT_S).
-MAX_BLOCK_MS = int(min(1000.0, REDIS_TIMEOUT_S * 500))
 
 # A caller with the full action list sends this many trailing actions (one move appends one);
 # should the list lag further behind, the commit is repeated with every action.
 ACTION_TAIL = 16
 
-# Claim an open seat (a specific one, or the lowest open one) and record it as an event.
-# ARGV: seat ('' = any), token digest, seat count, event JSON template with a '%d' for the seat.
+# Claim an open seat (a specific one, or the lowest open one), record it as an event and publish
+# the new version (as a move does).  ARGV: seat ('' = any), token digest, seat count, event JSON
+# template with a '%d' for the seat.
 _CLAIM_LUA = """
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then return {-1, 0} end
@@ -109,6 +122,7 @@ if seat < 0 then return {-2, 0} end
 local new = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'v', new)
 redis.call('XADD', KEYS[2], new .. '-0', 'e', string.format(ARGV[4], seat))
+redis.call('PUBLISH', KEYS[2], new)
 return {seat, new}
 """
 
@@ -199,27 +213,31 @@ class GameRepository:
         self._claim = client.register_script(_CLAIM_LUA)
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = "ta:", finished_ttl: int | None = None) -> GameRepository:
-        """A repository on its own connection pool to the Redis at `url`.
+    def from_url(
+        cls,
+        url: str,
+        prefix: str = "ta:",
+        finished_ttl: int | None = None,
+        retry: RetryPolicy = API_RETRY,
+    ) -> GameRepository:
+        """A repository on its own connection pool to the Redis `url` names (`core.redis_factory`).
 
         Every command gives up after `REDIS_TIMEOUT_S` (a Redis that hangs makes requests fail
-        fast, 503, instead of holding them); blocking stream reads are cut into `MAX_BLOCK_MS`
-        pieces that stay below it.
+        fast, 503, instead of holding them).
         """
-        client = redis.Redis.from_url(
-            url,
-            socket_timeout=REDIS_TIMEOUT_S,
-            socket_connect_timeout=REDIS_TIMEOUT_S,
-            health_check_interval=30,
-        )
-        return cls(client, prefix=prefix, finished_ttl=finished_ttl)
+        return cls(storage_client(url, retry), prefix=prefix, finished_ttl=finished_ttl)
 
     def key_for(self, kind: str, game_id: str) -> str:
-        """The Redis key of one game's hash (`kind` "game"), event stream ("events") or action list."""
+        """The Redis key of one game's hash (`kind` "game"), event stream ("events") or action list.
+
+        The game id is the keys' hash tag (``game:{<id>}``): on a Redis Cluster a game's three keys
+        share one slot, so its scripts and transactions run there, and games spread over every
+        master.
+        """
         if kind == "game":
-            return f"{self.prefix}game:{game_id}"
+            return f"{self.prefix}game:{{{game_id}}}"
         if kind in ("events", "actions"):
-            return f"{self.prefix}game:{game_id}:{kind}"
+            return f"{self.prefix}game:{{{game_id}}}:{kind}"
         raise ValueError(f"unknown key kind {kind!r}")
 
     def _keys(self, game_id: str) -> list[str]:
@@ -228,6 +246,11 @@ class GameRepository:
     def ping(self) -> bool:
         """True when Redis answers."""
         return bool(self.client.ping())
+
+    def check_writable(self) -> None:
+        """Raise unless Redis takes a write now (a short-lived key under the prefix): a replica, a
+        demoted master or a master short of its replicas refuses it."""
+        check_writable(self.client, f"{self.prefix}health:write")
 
     def create(
         self,
@@ -331,14 +354,18 @@ class GameRepository:
         final: bool,
         *,
         actions_base: int | None = None,
+        stored_actions: int | None = None,
         seat: int | None = None,
         move_digest: str = "",
         refuse_duplicate_ms: int = 0,
+        call_id: str | None = None,
     ) -> int:
         """Compare-and-set: write `state` and append `events` iff the version is still `expected_version`.
 
         `state` carries its full action list, or (with `actions_base`, from `load_for_move`) only
-        the actions after the first `actions_base` stored ones.  A final write (the game just
+        the actions after the first `actions_base` stored ones.  A caller holding the full list
+        who knows how many of them are stored (`stored_actions`: it read or wrote them itself) has
+        only the new ones sent; otherwise the last `ACTION_TAIL` go.  A final write (the game just
         ended) stores state and the whole event log compressed in one field and drops the stream
         and the action list; returns the new version.  `seat` is the seat whose move this is: the
         hash remembers the version each seat's last move made (`StoredGame.last_moves`) and the
@@ -351,6 +378,10 @@ class GameRepository:
         mover = "" if seat is None else str(seat)
         check = move_digest if seat is not None and refuse_duplicate_ms > 0 else ""
         window = refuse_duplicate_ms
+        # This call's own id (`call_id`, else a fresh one): a retry of this very call (the Redis
+        # client's, after a lost reply) sends it again and is told its write is in; another
+        # request's identical move is not.
+        call = call_id or secrets.token_hex(6)
         if final:
             # Every earlier event and action is needed for the blob; if the game moved on
             # meanwhile, the version check below fails and nothing is written.
@@ -358,7 +389,7 @@ class GameRepository:
             pipe = self.client.pipeline(transaction=True)
             pipe.xrange(self.key_for("events", game_id))
             pipe.lrange(self.key_for("actions", game_id), 0, -1)
-            entries, stored_actions = pipe.execute()
+            entries, listed_actions = pipe.execute()
             # The stored events and actions are JSON already: splice their bytes into the blob
             # rather than parse and re-encode hundreds of small documents.
             log = [b'["' + _stream_id(eid).encode() + b'",' + fields[b"e"] + b"]" for eid, fields in entries]
@@ -366,25 +397,44 @@ class GameRepository:
             if actions_base is None:
                 action_bytes = [_dumps(a) for a in actions]
             else:
-                action_bytes = list(stored_actions[:actions_base]) + [_dumps(a) for a in actions]
+                action_bytes = list(listed_actions[:actions_base]) + [_dumps(a) for a in actions]
             state_bytes = _dumps_without_actions(state)  # b"{...}": re-open it to add the actions
             actions_json = b'"actions":[' + b",".join(action_bytes) + b"]"
             complete = state_bytes[:-1] + (b"," if len(state_bytes) > 2 else b"") + actions_json + b"}"
-            blob = zlib.compress(b'{"state":' + complete + b',"events":[' + b",".join(log) + b"]}", 6)
-            args: list[Any] = [expected_version, "final", blob, ttl, 0, 0, mover, check, window, move_digest]
+            blob = zlib.compress(b'{"state":' + complete + b',"events":[' + b",".join(log) + b"]}", 9)
+            args: list[Any] = [
+                expected_version,
+                "final",
+                blob,
+                ttl,
+                0,
+                0,
+                mover,
+                check,
+                window,
+                move_digest,
+                call,
+            ]
         else:
             total = len(actions) + (actions_base or 0)
-            tail = actions if actions_base is not None else actions[-ACTION_TAIL:]
+            if actions_base is not None:
+                tail = actions
+            elif stored_actions is not None:
+                tail = actions[stored_actions:]
+            else:
+                tail = actions[-ACTION_TAIL:]
             args = [expected_version, "live", _dumps_without_actions(state), ttl, total, len(tail)]
-            args += [mover, check, window, move_digest]
+            args += [mover, check, window, move_digest, call]
             args += [_dumps(a) for a in tail]
             args += [_dumps(ev) for ev in events]
         status, version = self._commit(keys=self._keys(game_id), args=args)
-        if status == -4 and not final and actions_base is None and len(actions) > ACTION_TAIL:
-            # The stored list lags more than the tail behind: send every action.
-            args = [expected_version, "live", args[2], ttl, len(actions), len(actions), *args[6:10]]
+        if status == -4 and not final and actions_base is None and len(tail) < len(actions):
+            # The stored list lags behind what was sent: send every action.
+            args = [expected_version, "live", args[2], ttl, len(actions), len(actions), *args[6:11]]
             args += [_dumps(a) for a in actions] + [_dumps(ev) for ev in events]
             status, version = self._commit(keys=self._keys(game_id), args=args)
+        if status == 2:
+            return int(version)  # this very write, applied by an earlier attempt of the same call
         if status == -1:
             raise NoSuchGame(game_id)
         if status == 0:
@@ -421,30 +471,35 @@ class GameRepository:
         )
         return [(_stream_id(eid), orjson.loads(fields[b"e"])) for eid, fields in entries]
 
+    def events_channel(self, game_id: str) -> str:
+        """The pub/sub channel on which every write of the game publishes its new version (named
+        like its event stream key; channels and keys are separate namespaces)."""
+        return self.key_for("events", game_id)
+
     def load_with_events(
-        self, game_id: str, since_version: int = 0
+        self, game_id: str, since_version: int = 0, *, with_actions: bool = True
     ) -> tuple[StoredGame, list[tuple[str, Event]]]:
-        """The game and its events after `since_version`, read atomically (one MULTI round trip)."""
+        """The game and its events after `since_version`, read atomically (one MULTI round trip);
+        `with_actions=False` leaves the stored action list out (`StoredGame.actions_base`), as
+        `load_for_move` does: what an event reader needs, and the largest part of a late game."""
         pipe = self.client.pipeline(transaction=True)
         pipe.hgetall(self.key_for("game", game_id))
         pipe.xrange(self.key_for("events", game_id), min=f"{since_version + 1}-0")
-        pipe.lrange(self.key_for("actions", game_id), 0, -1)
-        raw, entries, actions = pipe.execute()
+        if with_actions:
+            pipe.lrange(self.key_for("actions", game_id), 0, -1)
+            raw, entries, actions = pipe.execute()
+        else:
+            raw, entries = pipe.execute()
+            actions = None
         if not raw or b"v" not in raw:
             raise NoSuchGame(game_id)
-        stored = self._decode(game_id, raw, actions)
+        base = None if with_actions or b"na" not in raw else int(raw[b"na"])
+        stored = self._decode(game_id, raw, actions, actions_base=base)
         if stored.final_events is not None:
             events = [(eid, ev) for eid, ev in stored.final_events if version_of(eid) > since_version]
         else:
             events = [(_stream_id(eid), orjson.loads(fields[b"e"])) for eid, fields in entries]
         return stored, events
-
-    def wait_events(self, game_id: str, after_id: str, block_ms: int) -> bool:
-        """Block up to `block_ms` (at most `MAX_BLOCK_MS`) until the stream has an entry after
-        `after_id`; True if it has (False: wait again)."""
-        block = max(1, min(block_ms, MAX_BLOCK_MS))
-        result = self.client.xread({self.key_for("events", game_id): after_id}, count=1, block=block)
-        return bool(result)
 
     def memory_usage(self, game_id: str) -> int:
         """Bytes Redis uses for this game's keys (MEMORY USAGE, for the benchmark)."""

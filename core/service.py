@@ -25,7 +25,7 @@ from core.repository import (
     StaleWrite,
     StoredGame,
 )
-from core.wire import has_only_known_fields, validate_move
+from core.wire import GAME_WIRE, has_only_known_fields, validate_move
 from games.base import Event, Game, GameError, GameOver, IllegalMove, MalformedMove, NotYourTurn
 from games.registry import GAMES, get_game
 
@@ -122,8 +122,12 @@ class GameService:
         open_seats: list[int] | tuple[int, ...] = (),
         *,
         sealed: bool = False,
+        game_id: str | None = None,
     ) -> CreatedGame:
         """Create a game; seats in `open_seats` get no token until someone joins them.
+
+        `game_id` (default a fresh `new_game_id`): a caller that records the id before the game
+        exists (the match runner, so that no run can leave a game nobody knows of) passes it.
 
         Without a `seed` the deal comes from a secret random one, which `CreatedGame.seed` (and so
         the caller) does not get: it is readable only in the replay, after the end.  A `sealed`
@@ -152,7 +156,7 @@ class GameService:
         except GameError as exc:
             raise errors.Unprocessable(exc.message, code=exc.code, details=exc.details) from None
         tokens = {s: new_token() for s in range(seats) if s not in set(open_seats)}
-        game_id = new_game_id()
+        game_id = game_id or new_game_id()
         version = self.repository.create(
             game_id,
             game,
@@ -173,8 +177,12 @@ class GameService:
         """Claim `seat` (or the lowest open seat); returns (seat, token, new version)."""
         stored = self._load(game_id, with_actions=False)
         if seat is not None and not 0 <= seat < stored.seats:
-            raise errors.Unprocessable(
-                f"seat {seat} does not exist in a {stored.seats}-seat game", code="invalid_seat"
+            # Not an open seat of this game: a state answer (409), as for a taken seat; the request is
+            # well-formed (openapi.yaml cannot know the game's seat count from its id).
+            raise errors.Conflict(
+                f"seat {seat} is not open: the game has seats 0 to {stored.seats - 1}",
+                code="seat_taken",
+                details={"open_seats": stored.open_seats},
             )
         token = new_token()
         try:
@@ -279,11 +287,12 @@ class GameService:
         return stored, self.redact(stored, raw, seat)
 
     def repository_load_with_events(
-        self, game_id: str, since: int
+        self, game_id: str, since: int, *, with_actions: bool = True
     ) -> tuple[StoredGame, list[tuple[str, Event]]]:
-        """Game and raw events after `since` in one atomic read; GameNotFound if absent."""
+        """Game and raw events after `since` in one atomic read; GameNotFound if absent.
+        (`with_actions=False`: without the stored action list, which redacting events never needs.)"""
         try:
-            stored, events = self.repository.load_with_events(game_id, since)
+            stored, events = self.repository.load_with_events(game_id, since, with_actions=with_actions)
             return self._in_current_schema(stored), events
         except NoSuchGame:
             raise errors.GameNotFound(f"no game {game_id}") from None
@@ -363,6 +372,9 @@ class GameService:
                     details={"version": stored.version},
                 )
             if expected_version is not None and stored.version != expected_version:
+                # The body first (If-Match is read only for a move that is valid): a malformed move
+                # is 422 whatever If-Match says, as openapi.yaml's body schema tells.
+                self._check_shape(stored, seat, move)
                 raise errors.PreconditionFailed(
                     f"If-Match names version {expected_version}, the game is at {stored.version}",
                     details={"version": stored.version},
@@ -377,6 +389,9 @@ class GameService:
                     details={"open_seats": stored.open_seats},
                 )
             state = stored.state  # freshly parsed: ours to mutate
+            # A full action list (the runner's copy, or a full read) is stored up to here: only
+            # what the move appends is sent with the commit.
+            stored_actions = len(state["actions"]) if stored.actions_base is None else None
             try:
                 try:
                     events = engine.apply(state, seat, move)
@@ -384,10 +399,10 @@ class GameService:
                     # Well-formed moves (nearly all) skip the schema check; a rejected or crashing
                     # move is first checked against the wire schema so that a malformed one gets
                     # field errors (and an engine that trips over junk input is not a 500).
-                    self._check_shape(stored.game, move)
+                    self._check_shape(stored, seat, move)
                     raise
                 if not has_only_known_fields(stored.game, move):
-                    self._check_shape(stored.game, move)  # raises: nothing is written
+                    self._check_shape(stored, seat, move)  # raises: nothing is written
             except (NotYourTurn, GameOver) as exc:
                 raise errors.Conflict(exc.message, code=exc.code, details=exc.details) from None
             except IllegalMove as exc:
@@ -395,7 +410,11 @@ class GameService:
                 details = {**exc.details, "legal_moves": self.legal_for(self._load(game_id), seat)}
                 raise errors.Unprocessable(exc.message, code=exc.code, details=details) from None
             except MalformedMove as exc:
-                raise errors.Unprocessable(exc.message, code=exc.code, details=exc.details) from None
+                # The move fits the game's wire schema (`_check_shape` passed), so what the engine
+                # refuses (a seat beyond the table, a task id not of this game) is a rule's answer:
+                # not a legal move now, with the legal ones.
+                details = {**exc.details, "legal_moves": self.legal_for(self._load(game_id), seat)}
+                raise errors.Unprocessable(exc.message, code="illegal_move", details=details) from None
             final = engine.is_over(state)
             try:
                 version = self.repository.commit(
@@ -405,6 +424,7 @@ class GameService:
                     events,
                     final,
                     actions_base=stored.actions_base,
+                    stored_actions=stored_actions,
                     seat=seat,
                     move_digest=move_digest(move),
                     refuse_duplicate_ms=self.duplicate_window_ms if expected_version is None else 0,
@@ -443,11 +463,19 @@ class GameService:
         raise errors.VersionConflict("the game changed concurrently; reload and retry")
 
     # -- helpers ----------------------------------------------------------------------
-    @staticmethod
-    def _check_shape(game: str, move: Any) -> None:
+    def _check_shape(self, stored: StoredGame, seat: int, move: Any) -> None:
+        """Raise 422 `malformed_move` for a move that is no game's move (openapi.yaml's postMove body
+        refuses it too); a move of another game (postMove's body is the union of every game's moves)
+        is a rule's answer for this one: 422 `illegal_move` with the legal moves."""
         try:
-            validate_move(game, move)
+            validate_move(stored.game, move)
         except ValidationError as exc:
+            if any(_fits(other, move) for other in GAME_WIRE if other != stored.game):
+                raise errors.Unprocessable(
+                    f"a move of another game, not of {stored.game}",
+                    code="illegal_move",
+                    details={"legal_moves": self.legal_for(self._load(stored.game_id), seat)},
+                ) from None
             raise errors.Unprocessable(
                 "the move is not a well-formed move of this game",
                 code="malformed_move",
@@ -482,3 +510,12 @@ class GameService:
             return get_game(name)
         except GameError as exc:
             raise errors.Unprocessable(exc.message, code=exc.code) from None
+
+
+def _fits(game: str, move: Any) -> bool:
+    """Whether `move` is a well-formed move of `game` (its wire schema)."""
+    try:
+        validate_move(game, move)
+    except ValidationError:
+        return False
+    return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import signal
 import uuid
 from collections.abc import Iterator
 
@@ -12,7 +13,7 @@ import pytest
 import redis
 
 from core import telemetry
-from core.redis_server import RedisHandle, ensure_redis
+from core.redis_server import RedisHandle, ensure_redis, start_redis_server
 
 # Our own database number on a shared server; keys are further namespaced per session.
 TEST_DB = int(os.environ.get("TRICKARENA_TEST_DB", "13"))
@@ -34,6 +35,17 @@ def redis_url(redis_handle: RedisHandle) -> str:
     """URL of the test database (DB `TEST_DB` on the chosen server)."""
     base = redis_handle.url.rsplit("/", 1)[0]
     return f"{base}/{TEST_DB}"
+
+
+@pytest.fixture()
+def own_redis() -> Iterator[RedisHandle]:
+    """A redis-server of the test's own on a free port (one to stop, SIGSTOP or fill: never the
+    shared one); stopped after, resumed first if the test left it stopped."""
+    handle = start_redis_server()
+    yield handle
+    assert handle._process is not None
+    os.kill(handle._process.pid, signal.SIGCONT)
+    handle.stop()
 
 
 @pytest.fixture()

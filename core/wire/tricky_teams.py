@@ -262,7 +262,12 @@ class TTViewSchema(Mirror):
         fields.Nested(TTWishInForceSchema), required=True, metadata=meta("Wishes still binding a seat.")
     )
     teams_out = fields.List(
-        Team("A team."), required=True, metadata=meta("Teams already out of this raid's tricks.")
+        Team("A team."),
+        required=True,
+        metadata=meta(
+            "Teams out in the current trick (ruling 2: a face-up card of the team lies in it), in the "
+            "order they came out; empty at the start of each trick."
+        ),
     )
     fog = fields.Boolean(
         required=True, metadata=meta("A Fog Witch was played: later cards go face down (except 8s).")
@@ -277,7 +282,10 @@ class TTViewSchema(Mirror):
         TTScoredTrickSchema,
         required=True,
         allow_none=True,
-        metadata=meta("The last scored trick of this raid; null before the first."),
+        metadata=meta(
+            "The last scored trick (its `raid` says of which raid: the previous raid's last trick "
+            "until this raid's first is scored); null before the game's first trick is scored."
+        ),
     )
     legal_moves = fields.List(
         Ref(f"{PREFIX}Move"),

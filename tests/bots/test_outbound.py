@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from bots.arena import BotCallError, BotClient
+from bots.protocol import declared_length
 from core.outbound import (
     DEFAULT_ALLOWED,
     AddressPolicy,
@@ -351,3 +353,76 @@ def test_rule_tls_is_pinned_and_checked_for_the_url_name(
         with pytest.raises(OutboundError) as err:
             session.get_json("/host", timeout_s=2.0)  # the certificate is not for this name
         assert err.value.code == "connection_error"
+
+
+class _AnnouncesFiveMegabytes(http.server.BaseHTTPRequestHandler):
+    """A bot whose answer announces 5 MB (spelled as the path says) and then drips its body."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+        self.send_response(200)
+        for value in self.path.strip("/").split("/"):
+            self.send_header("Content-Length", value.replace("_", " "))
+        self.end_headers()
+        try:
+            for _ in range(60):  # 1 KB every 50 ms: read until the deadline, it would time out
+                self.wfile.write(b" " * 1000)
+                self.wfile.flush()
+                time.sleep(0.05)
+        except OSError:
+            pass  # refused: the client hung up
+
+
+@pytest.fixture(scope="module")
+def five_mb_bot() -> Iterator[str]:
+    """A real HTTP bot on loopback announcing 5 MB answers."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _AnnouncesFiveMegabytes)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+FIVE_MB_SPELLINGS = ["5242880", "_5242880", "5242880_", "+5242880", "5242880/5242880", "5242880,_5242880"]
+
+
+@pytest.mark.parametrize("spelling", FIVE_MB_SPELLINGS)
+def test_issue26_row7_announced_5mb_is_refused_on_the_header(five_mb_bot: str, spelling: str) -> None:
+    """Issue #26 row 7: an answer announcing 5 MB in `Content-Length` (however spelled: spaces, `+`,
+    a repeated header) is refused on the header with `response_too_large`, not read until the
+    deadline; by the platform's pinned session and by the local driver's client alike."""
+    with BotSession(five_mb_bot, policy=LOOPBACK_ONLY) as session:
+        started = time.monotonic()
+        with pytest.raises(OutboundError) as err:
+            session.request("GET", "/" + spelling, timeout_s=2.0)
+        assert (err.value.code, time.monotonic() - started < 0.5) == ("response_too_large", True)
+    with BotClient(five_mb_bot) as client:
+        started = time.monotonic()
+        with pytest.raises(BotCallError) as call_err:
+            client.request("GET", "/" + spelling, None, 2.0)
+        assert (call_err.value.code, time.monotonic() - started < 0.5) == ("response_too_large", True)
+
+
+@pytest.mark.parametrize(
+    ("values", "length"),
+    [
+        ([], None),
+        (["12"], 12),
+        ([" 12 "], 12),
+        (["+12"], 12),
+        (["1, 5242880"], 5242880),
+        (["12", "13"], 13),
+        (["x"], None),
+        (["-3"], None),
+        (["١٢"], None),
+    ],
+)
+def test_issue26_row7_declared_length_reads_every_spelling(values: list[str], length: int | None) -> None:
+    """Issue #26 row 7: `declared_length` takes the largest number any `Content-Length` announces."""
+    assert declared_length(values) == length
