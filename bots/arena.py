@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import requests
 
 from bots.policy import Memory, Message, Move, Policy, move_key
-from bots.protocol import FaultCode, MoveStatus, sign
+from bots.protocol import FaultCode, MoveStatus, declared_length, sign
 from bots.sdk import Bot
 from games.base import Event, State
 from games.registry import get_game
@@ -106,8 +106,8 @@ class BotClient:
             with self._session.request(
                 method, url, data=body, headers=headers, timeout=timeout_s, stream=True, allow_redirects=False
             ) as resp:
-                declared = resp.headers.get("Content-Length", "")
-                if declared.isdigit() and int(declared) > self.max_bytes:
+                declared = declared_length(resp.raw.headers.getlist("Content-Length"))
+                if declared is not None and declared > self.max_bytes:
                     raise BotCallError(
                         FaultCode.RESPONSE_TOO_LARGE, f"body of {declared} bytes is over the bound"
                     )
@@ -144,6 +144,9 @@ class GameRecord:
     versions: `events[0]` the setup events (version 1), `events[i]` those of the i-th decision
     (version i + 1). `latencies` are each seat's answer times in seconds, `notes` what went wrong
     with its `/start` and `/end` calls (answers the harness ignores, but a bot author wants to know).
+    `calls` has one entry per decision, in order, shaped as getTournamentMatch's `decisions`: the
+    seat, the game version the move made, its latency in ms, its outcome (`ok` or the fault code),
+    whether the fallback move was played, and for a refused answer its HTTP status and first bytes.
     """
 
     state: State
@@ -153,10 +156,61 @@ class GameRecord:
     latencies: dict[int, list[float]] = field(default_factory=dict)
     events: list[list[Event]] = field(default_factory=list)
     notes: dict[int, list[str]] = field(default_factory=dict)
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 # A seat of a match: a bot over HTTP, or a bot object in this process (`bots.sdk.Bot`).
 Seat = BotClient | Bot
+
+
+class MoveClock(Protocol):
+    """How long each seat may take: the platform's time policy for one match (`trickarena play`
+    passes `core.timing.MatchClock`, the match runner's own rules: deadline plus time bank)."""
+
+    @property
+    def deadline_ms(self) -> int:
+        """The per-move deadline."""
+        ...
+
+    def bank_ms(self, seat: int) -> int:
+        """What is left of the seat's time bank."""
+        ...
+
+    def timeout_s(self, seat: int) -> float:
+        """The bound of the seat's next /move call."""
+        ...
+
+    def notify_timeout_s(self) -> float:
+        """The bound of a /start or /end call."""
+        ...
+
+    def spend(self, seat: int, elapsed_s: float) -> None:
+        """Account for an answer of `elapsed_s` (time past the deadline comes off the bank)."""
+        ...
+
+
+@dataclass
+class FixedClock:
+    """A clock without a time bank, for tests and benchmarks: every /move call gets the deadline
+    plus `grace_s`."""
+
+    deadline_ms: int = 1000
+    grace_s: float = 1.0
+
+    def bank_ms(self, seat: int) -> int:
+        """No bank."""
+        return 0
+
+    def timeout_s(self, seat: int) -> float:
+        """The deadline plus the grace."""
+        return self.deadline_ms / 1000.0 + self.grace_s
+
+    def notify_timeout_s(self) -> float:
+        """As a move."""
+        return self.timeout_s(0)
+
+    def spend(self, seat: int, elapsed_s: float) -> None:
+        """Nothing to spend."""
 
 
 def policy_player(policy: Policy) -> Player:
@@ -165,11 +219,13 @@ def policy_player(policy: Policy) -> Player:
     return lambda message: policy(message, memory)
 
 
-def http_player(client: BotClient, timeout_s: float = DEFAULT_TIMEOUT_S) -> Player:
-    """A player that asks a bot over the signed HTTP protocol (a failed call raises BotCallError)."""
+def http_player(client: BotClient, timeout_s: float | Callable[[], float] = DEFAULT_TIMEOUT_S) -> Player:
+    """A player that asks a bot over the signed HTTP protocol (a failed call raises BotCallError);
+    `timeout_s` bounds each call (a function: asked before each call, e.g. deadline plus bank)."""
 
     def play(message: Message) -> Move:
-        answer = client.post_json("/move", message, timeout_s)
+        bound = timeout_s() if callable(timeout_s) else timeout_s
+        answer = client.post_json("/move", message, bound)
         if not isinstance(answer, dict) or not isinstance(answer.get("move"), dict):
             raise BotCallError(FaultCode.MALFORMED_BODY, 'answer is not {"move": {...}}')
         move: Move = answer["move"]
@@ -186,8 +242,13 @@ def play_game(
     deal: dict[str, Any] | None = None,
     match_id: str | None = None,
     deadline_ms: int = 1000,
+    clock: MoveClock | None = None,
 ) -> GameRecord:
-    """Play to the end; a faulty answer is replaced by the first legal move and reported next time."""
+    """Play to the end; a faulty answer is replaced by the first legal move and reported next time.
+
+    `clock` tells each request's deadline and bank and takes each answer's time (default: a
+    `FixedClock` of `deadline_ms`)."""
+    clock = clock or FixedClock(deadline_ms)
     game = get_game(game_name)
     state = game.new_game(len(players), options, seed=seed, deal=deal)
     match_id = match_id or f"{game_name}:{seed}"
@@ -211,11 +272,13 @@ def play_game(
             "seat": seat,
             "view": game.view(state, seat),
             "legal_moves": legal,
-            "deadline_ms": deadline_ms,
-            "time_bank_ms": 0,
+            "deadline_ms": clock.deadline_ms,
+            "time_bank_ms": clock.bank_ms(seat),
             "previous": previous.get(seat),
         }
         fault: str | None = None
+        status: int | None = None
+        detail: str | None = None
         started = time.monotonic()
         try:
             move = players[seat](message)
@@ -223,9 +286,23 @@ def play_game(
                 fault = FaultCode.ILLEGAL_MOVE
         except BotCallError as exc:
             fault = exc.code
+            status, detail = exc.status, exc.body.decode("utf-8", "replace") if exc.status else exc.message
             if len(record.notes[seat]) < MAX_NOTES:
                 record.notes[seat].append(f"/move: {exc.describe()}")
-        record.latencies[seat].append(time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        record.latencies[seat].append(elapsed)
+        clock.spend(seat, elapsed)
+        record.calls.append(
+            {
+                "seat": seat,
+                "version": len(record.events) + 1,
+                "latency_ms": round(elapsed * 1000),
+                "outcome": "ok" if fault is None else str(fault),
+                "fallback": fault is not None,
+                "status": status,
+                "detail": detail,
+            }
+        )
         if fault is not None:
             record.faults[seat].append(str(fault))
             move = legal[0]
@@ -260,14 +337,17 @@ def play_match(
     options: dict[str, Any] | None = None,
     match_id: str | None = None,
     deadline_ms: int = 1000,
+    clock: MoveClock | None = None,
 ) -> GameRecord:
     """One match: `/start` to each seat, `/move` per decision, `/end` with the result.
 
     Like the tournament runner, a failed `/start` or `/end` does not stop the match (it is noted in
-    the record's `notes`); a failed move is a fault, replaced by the first legal move.
+    the record's `notes`); a failed move is a fault, replaced by the first legal move. `clock`: as
+    `play_game`'s; it also bounds `/start` and `/end`.
     """
     match_id = match_id or f"{game_name}:{seed}"
-    timeout_s = deadline_ms / 1000.0 + 1.0
+    clock = clock or FixedClock(deadline_ms)
+    timeout_s = clock.notify_timeout_s()
     base = {"match_id": match_id, "game": game_name}
     notes: dict[int, list[str]] = {seat: [] for seat in range(len(seats))}
     for index, seat in enumerate(seats):
@@ -276,18 +356,25 @@ def play_match(
             "seat": index,
             "seats": len(seats),
             "options": options or {},
-            "deadline_ms": deadline_ms,
-            "time_bank_ms": 0,
+            "deadline_ms": clock.deadline_ms,
+            "time_bank_ms": clock.bank_ms(index),
             "opponents": [],
         }
         notes[index] += filter(None, [_notify(seat, "/start", start, timeout_s)])
-    players = [http_player(seat, timeout_s) if isinstance(seat, BotClient) else seat.move for seat in seats]
-    record = play_game(game_name, players, seed, options, match_id=match_id, deadline_ms=deadline_ms)
+    players = [_player(index, seat, clock) for index, seat in enumerate(seats)]
+    record = play_game(game_name, players, seed, options, match_id=match_id, clock=clock)
     for index, seat in enumerate(seats):
         end = {**base, "seat": index, "result": record.result, "faults": len(record.faults[index])}
         notes[index] += filter(None, [_notify(seat, "/end", end, timeout_s)])
         record.notes[index] = notes[index][:1] + record.notes[index] + notes[index][1:]
     return record
+
+
+def _player(index: int, seat: Seat, clock: MoveClock) -> Player:
+    """Seat `index`'s player: over HTTP bounded by the clock, or the bot object's own `move`."""
+    if isinstance(seat, BotClient):
+        return http_player(seat, lambda: clock.timeout_s(index))
+    return seat.move
 
 
 def play_http_match(

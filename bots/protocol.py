@@ -115,6 +115,26 @@ def verify(
         raise SignatureError("bad_signature", "signature does not match the body")
 
 
+# --------------------------------------------------------------------------- answer framing
+
+
+def declared_length(values: Iterable[str]) -> int | None:
+    """The largest body length an answer's `Content-Length` header(s) announce, or None if none does.
+
+    Read as leniently as any HTTP client frames a body, so that no spelling of a large length gets
+    past a size check on the header: every header and every comma-separated item counts (a
+    repeated header arrives as `5242880, 5242880`), surrounding spaces and a leading `+` are
+    allowed. An item that is no number announces nothing (the body is then counted as it arrives).
+    """
+    largest: int | None = None
+    for value in values:
+        for item in value.split(","):
+            digits = item.strip().removeprefix("+")
+            if digits.isascii() and digits.isdigit():
+                largest = max(int(digits), largest or 0)
+    return largest
+
+
 # --------------------------------------------------------------------------- schemas
 
 

@@ -5,7 +5,11 @@
     def choose(view, legal_moves):
         return legal_moves[0]
 
-    serve(choose, name="first-move", games=["tricky-teams"], port=8001)
+    serve(choose, name="first-move", games=["tricky-teams"])   # http://127.0.0.1:8001
+
+`serve()` listens on `DEFAULT_PORT` (8001) unless told otherwise (`port=`): never the platform's
+own 8000. It checks `choose` before it listens (`check_choose`): a function it could not call as
+`choose(view, legal_moves)` stops it at once with one clear line, not a 500 on the first move.
 
 The signing secret comes from the environment (`$TRICKARENA_BOT_SECRET`) or a file
 (`$TRICKARENA_BOT_SECRET_FILE`), never from the command line, where `ps` shows it (`load_secret`).
@@ -34,6 +38,8 @@ instead (Flask is imported only then).
 
 from __future__ import annotations
 
+import errno
+import inspect
 import logging
 import os
 import secrets
@@ -71,7 +77,9 @@ __all__ = [
     "BotEndpoint",
     "BotServer",
     "FunctionBot",
+    "DEFAULT_PORT",
     "SecretError",
+    "check_choose",
     "client_address",
     "create_app",
     "load_secret",
@@ -82,6 +90,8 @@ __all__ = [
     "verify",
 ]
 
+# A bot's port when none is given (docs/bot-protocol.md): not the platform's API, on 8000.
+DEFAULT_PORT = 8001
 SECRET_ENV = "TRICKARENA_BOT_SECRET"
 SECRET_FILE_ENV = "TRICKARENA_BOT_SECRET_FILE"
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -160,8 +170,40 @@ class Bot:
         """A match ended (`POST /end`); default: nothing to clean up."""
 
 
+def check_choose(choose: object) -> None:
+    """Raise TypeError, in plain words, unless `choose` can be called as `choose(view, legal_moves)`
+    and returns its move: a callable (not async, not a generator) taking two positional arguments
+    (more parameters are fine when they have defaults)."""
+    if not callable(choose):
+        raise TypeError(
+            f"choose is not callable ({type(choose).__name__}): it must be a function "
+            "choose(view, legal_moves) that returns one of legal_moves"
+        )
+    label = getattr(choose, "__qualname__", None) or type(choose).__name__
+    if inspect.iscoroutinefunction(choose) or inspect.isasyncgenfunction(choose):
+        raise TypeError(
+            f"{label} is async: the SDK calls choose(view, legal_moves) and needs the move back "
+            "at once; write it with `def`, not `async def`"
+        )
+    if inspect.isgeneratorfunction(choose):
+        raise TypeError(
+            f"{label} yields: choose(view, legal_moves) must return one of legal_moves, not yield it"
+        )
+    try:
+        signature = inspect.signature(choose)
+    except (TypeError, ValueError):
+        return  # no signature to read (some built-ins): nothing to check
+    try:
+        signature.bind({}, [])
+    except TypeError as exc:
+        raise TypeError(
+            f"{label}{signature} cannot be called as choose(view, legal_moves) ({exc}): it must "
+            "take the view and the legal moves, in that order, and return one of legal_moves"
+        ) from None
+
+
 class FunctionBot(Bot):
-    """A bot made from a plain `(view, legal_moves) -> move` function."""
+    """A bot made from a plain `(view, legal_moves) -> move` function (checked: `check_choose`)."""
 
     def __init__(
         self,
@@ -171,6 +213,7 @@ class FunctionBot(Bot):
         author: str = "anonymous",
         version: str = "0.1",
     ) -> None:
+        check_choose(choose)
         self._choose = choose
         self.name = name
         self.games = tuple(games)
@@ -553,13 +596,22 @@ def serve_bot(
     bot: Bot,
     secret: str | None = None,
     host: str = "127.0.0.1",
-    port: int = 8000,
+    port: int = DEFAULT_PORT,
     tolerance_s: int = DEFAULT_TOLERANCE_S,
 ) -> None:
     """Serve `bot` in the foreground until interrupted; without `secret`, `load_secret()`'s (the
-    environment's)."""
+    environment's). A port already taken exits with one line saying so (SystemExit)."""
     secret = secret if secret is not None else load_secret()
-    server = BotServer(bot, secret, host, port, tolerance_s)
+    try:
+        server = BotServer(bot, secret, host, port, tolerance_s)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise SystemExit(
+            f"bot {bot.name}: port {port} on {host} is already in use (another bot, or one still "
+            "running from before?): stop it, or choose another port: serve(..., port=N), "
+            "`python -m bots.serve NAME --port N`, PORT=N for the starters (0: any free port)"
+        ) from None
     log.warning(
         "bot %s serving on %s (signature check %s)", bot.name, server.url, "on" if secret else "pending"
     )
@@ -577,9 +629,15 @@ def serve(
     games: Sequence[str],
     secret: str | None = None,
     host: str = "127.0.0.1",
-    port: int = 8000,
+    port: int = DEFAULT_PORT,
     author: str = "anonymous",
     version: str = "0.1",
 ) -> None:
-    """Serve a `(view, legal_moves) -> move` function as a bot until interrupted."""
-    serve_bot(FunctionBot(choose, name, games, author, version), secret, host, port)
+    """Serve a `(view, legal_moves) -> move` function as a bot until interrupted, on `port`
+    (`DEFAULT_PORT`, 8001, unless given). Before it listens it checks `choose` (`check_choose`) and
+    the port: either wrong exits with one clear line (SystemExit), not a traceback."""
+    try:
+        bot = FunctionBot(choose, name, games, author, version)
+    except TypeError as exc:
+        raise SystemExit(f"serve(): {exc}") from None
+    serve_bot(bot, secret, host, port)

@@ -1,4 +1,4 @@
-"""`python -m bots.serve <botname> --port N`: serve a bundled bot over HTTP.
+"""`python -m bots.serve <botname> [--port N]`: serve a bundled bot over HTTP (port 8001 by default).
 
 The signing secret comes from `$TRICKARENA_BOT_SECRET`, or from a file (`--secret-file PATH`, or
 `$TRICKARENA_BOT_SECRET_FILE`), never from the command line by default: `ps` shows every process's
@@ -12,7 +12,7 @@ import argparse
 import logging
 
 from bots.bundled import BUNDLED, make_bot
-from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, SecretError, load_secret, serve_bot
+from bots.sdk import DEFAULT_PORT, SECRET_ENV, SECRET_FILE_ENV, SecretError, load_secret, serve_bot
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("bot", choices=sorted(BUNDLED))
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"the port to listen on (default {DEFAULT_PORT})"
+    )
     parser.add_argument(
         "--secret-file", default=None, metavar="PATH", help="a file holding the signing secret alone"
     )

@@ -15,12 +15,11 @@ on its three cards only, and the next hands are refilled from a shuffled pile.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from bots import trick_n_trouble_heuristic
-from bots.policy import Memory, Message, Move, budget_s, seeded_rng
+from bots.policy import THINK_CAP_S, THINK_SHARE, Memory, Message, Move, ThinkClock, seeded_rng
 from games.base import State
 from games.trick_n_trouble import GAME
 from games.trick_n_trouble.cards import LEVELS, Card, card_table
@@ -85,11 +84,12 @@ def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> fl
 
 @dataclass
 class TrickNTroubleSearch:
-    """The search policy; `samples` caps the determinizations, `fraction` the share of the deadline used."""
+    """The search policy; `samples` caps the determinizations, `fraction` the share of the deadline it
+    thinks (`bots.policy.ThinkClock`: wall and CPU time), at most `cap_s`."""
 
     samples: int = 300
-    fraction: float = 0.5
-    cap_s: float = 2.0
+    fraction: float = THINK_SHARE
+    cap_s: float = THINK_CAP_S
 
     def __call__(self, message: Message, memory: Memory) -> Move:
         """Choose a move for the request, remembering the cards it saw."""
@@ -103,17 +103,19 @@ class TrickNTroubleSearch:
         me = view["seat"]
         followers = SEATS - 1 - len(view["trick"])
         totals = [0.0] * len(legal)
-        stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
         done = 0
-        while done < self.samples and (done == 0 or time.monotonic() < stop):
-            state = sample_state(view, pool, rng)
-            for i, move in enumerate(legal):
-                copy = state if i == len(legal) - 1 else GAME.clone(state)  # the sample is not used after
-                GAME.apply_unchecked(copy, me, move)
-                totals[i] += completion(copy, view, table) - WASTE_PER_RANK * table[move["card"]].value
-            done += 1
-            if not followers:
-                break  # the last player sees everything: one evaluation is exact
+        with ThinkClock.thinking(message, self.fraction, self.cap_s) as clock:
+            while done < self.samples and not clock.over():
+                state = sample_state(view, pool, rng)
+                for i, move in enumerate(legal):
+                    copy = state if i == len(legal) - 1 else GAME.clone(state)  # not used after
+                    GAME.apply_unchecked(copy, me, move)
+                    totals[i] += completion(copy, view, table) - WASTE_PER_RANK * table[move["card"]].value
+                done += 1
+                if not followers:
+                    break  # the last player sees everything: one evaluation is exact
+        if not done:  # no time for a single sample (a very busy bot): the heuristic answers
+            return trick_n_trouble_heuristic.choose(view, legal, rng)
         best = max(range(len(legal)), key=lambda i: (totals[i], -table[legal[i]["card"]].value, rng.random()))
         chosen: Move = legal[best]
         return chosen

@@ -15,13 +15,12 @@ unknown cards over a larger pool and stays consistent.
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from bots import tricky_teams_heuristic
-from bots.policy import Memory, Message, Move, budget_s, seeded_rng
+from bots.policy import THINK_CAP_S, THINK_SHARE, Memory, Message, Move, ThinkClock, seeded_rng
 from games.base import State
 from games.tricky_teams import GAME
 from games.tricky_teams.cards import FLAG, FOOL, PEASANT, RANK, TEAM, TEAMS, full_deck
@@ -199,11 +198,12 @@ def candidates(view: dict[str, Any], legal: list[Move]) -> list[Move]:
 
 @dataclass
 class TrickyTeamsSearch:
-    """The search policy; `samples` caps the determinizations, `fraction` the share of the deadline used."""
+    """The search policy; `samples` caps the determinizations, `fraction` the share of the deadline it
+    thinks (`bots.policy.ThinkClock`: wall and CPU time), at most `cap_s`."""
 
     samples: int = 400
-    fraction: float = 0.5
-    cap_s: float = 2.0
+    fraction: float = THINK_SHARE
+    cap_s: float = THINK_CAP_S
     horizon: int = 3
 
     def __call__(self, message: Message, memory: Memory) -> Move:
@@ -219,17 +219,19 @@ class TrickyTeamsSearch:
         totals = [0.0] * len(moves)
         me, seats = view["seat"], view["seats"]
         laid = len(view["trick"]) + 1  # the cards in the candidate's trick with it
-        stop = time.monotonic() + budget_s(message, self.fraction, self.cap_s)
         done = 0
-        while done < self.samples and (done == 0 or time.monotonic() < stop):
-            hands, face_down = sample_hidden(k, rng)
-            root = state_from_view(view, hands, face_down)
-            listed = GAME.legal_moves(root, me)  # equal to `legal`: the engine's own values
-            before = GAME.coins_won(root)
-            for i, place in enumerate(places):
-                state = GAME.clone(root)
-                GAME.push(state, me, listed[place])
-                totals[i] += playout(state, seats, me, laid, rng, self.horizon, before)
-            done += 1
+        with ThinkClock.thinking(message, self.fraction, self.cap_s) as clock:
+            while done < self.samples and not clock.over():
+                hands, face_down = sample_hidden(k, rng)
+                root = state_from_view(view, hands, face_down)
+                listed = GAME.legal_moves(root, me)  # equal to `legal`: the engine's own values
+                before = GAME.coins_won(root)
+                for i, place in enumerate(places):
+                    state = GAME.clone(root)
+                    GAME.push(state, me, listed[place])
+                    totals[i] += playout(state, seats, me, laid, rng, self.horizon, before)
+                done += 1
+        if not done:  # no time for a single sample (a very busy bot): the heuristic answers
+            return tricky_teams_heuristic.choose(view, legal, rng)
         best = max(range(len(moves)), key=lambda i: (totals[i], -i))
         return moves[best]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from bench.bot_views import DOC, WHEN, decision_key, first_decisions, generate, with_generated
 from games.registry import GAMES
@@ -34,7 +35,7 @@ def test_an_optional_move_field_makes_its_own_decision_type() -> None:
     is its own type; moves of different types with different fields are not."""
     plain = [{"type": "play", "card": "a"}, {"type": "play", "card": "b"}]
     wish = plain + [{"type": "play", "card": "a", "wish": {"seat": 1}}]
-    switch = [{"type": "keep-tasks"}, {"type": "switch-task", "task": "t", "level": 1}]
+    switch: list[dict[str, Any]] = [{"type": "keep-tasks"}, {"type": "switch-task", "task": "t", "level": 1}]
     view = {"phase": "p"}
     game = sorted(GAMES)[0]
     assert decision_key(game, view, plain) == f"{game}/p"

@@ -17,4 +17,4 @@ def choose(view: dict[str, Any], legal_moves: list[dict[str, Any]]) -> dict[str,
 
 if __name__ == "__main__":
     # The signing secret comes from $TRICKARENA_BOT_SECRET (or --secret-file), never argv.
-    serve(choose, name="minimal", games=["tricky-teams", "trick-n-trouble"], port=8001)
+    serve(choose, name="minimal", games=["tricky-teams", "trick-n-trouble"])  # http://127.0.0.1:8001

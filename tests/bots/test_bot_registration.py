@@ -16,6 +16,7 @@ from api.app import create_app
 from bots.bundled import make_bot
 from bots.sdk import BotServer, new_secret
 from core.bot_registry import NOT_A_BOT, PROBE_RETRY_S, BotRegistry
+from tests.api.conftest import json_of
 
 BOTH = ["trick-n-trouble", "tricky-teams"]
 
@@ -49,13 +50,13 @@ def test_a_bot_runs_with_its_authors_secret_from_the_start(
             "/bots", json={"name": "mine", "url": server.url, "games": BOTH, "secret": secret}
         )
         assert created.status_code == 201, created.json
-        body: dict[str, Any] = created.json  # type: ignore[assignment]
+        body: dict[str, Any] = json_of(created)
         assert set(body) == {"bot", "owner_key"}
         assert secret not in created.get_data(as_text=True)
         assert created.headers["Cache-Control"] == "no-store"
         stored = BotRegistry(redis.Redis.from_url(redis_url), key_prefix).record(body["bot"]["id"])
         assert stored.secret == secret
-        report = client.post(f"/bots/{body['bot']['id']}/check", headers=auth(body["owner_key"])).json
+        report = json_of(client.post(f"/bots/{body['bot']['id']}/check", headers=auth(body["owner_key"])))
         assert report["ok"] is True and report["errors"] == 0, report
 
 
@@ -64,7 +65,7 @@ def test_without_a_secret_the_platform_makes_one_and_shows_it_once(client: Flask
     with BotServer(make_bot("random"), None) as server:
         created = client.post("/bots", json={"name": "theirs", "url": server.url, "games": BOTH})
     assert created.status_code == 201
-    assert len(created.json["secret"]) == 43
+    assert len(json_of(created)["secret"]) == 43
 
 
 @pytest.mark.parametrize(
@@ -76,9 +77,9 @@ def test_a_malformed_secret_is_refused_and_nothing_is_stored(client: FlaskClient
     field, before the bot is called; nothing is stored."""
     body = {"name": "bad-secret", "url": "http://127.0.0.1:9", "games": BOTH, "secret": secret}
     answer = client.post("/bots", json=body)
-    assert (answer.status_code, answer.json["code"]) == (422, "validation_error")
-    assert "secret" in answer.json["details"]["json"]
-    assert client.get("/bots?status=any").json["bots"] == []
+    assert (answer.status_code, json_of(answer)["code"]) == (422, "validation_error")
+    assert "secret" in json_of(answer)["details"]["json"]
+    assert json_of(client.get("/bots?status=any"))["bots"] == []
 
 
 def test_a_bot_still_starting_up_is_found(client: FlaskClient) -> None:
@@ -110,5 +111,5 @@ def test_nothing_listening_is_refused_within_the_retry_bound(client: FlaskClient
         "/bots", json={"name": "never", "url": f"http://127.0.0.1:{_free_port()}", "games": BOTH}
     )
     took = time.monotonic() - started
-    assert (answer.status_code, answer.json["code"]) == (422, NOT_A_BOT)
+    assert (answer.status_code, json_of(answer)["code"]) == (422, NOT_A_BOT)
     assert PROBE_RETRY_S - 0.5 < took < PROBE_RETRY_S + 2, took

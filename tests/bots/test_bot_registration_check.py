@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 from api import bots_api
 from bots.bundled import make_bot
 from bots.sdk import BotServer
+from tests.api.conftest import json_of
 from tests.harness.bot_servers import FaultyBotServer
 
 from .test_bot_registration import BOTH, client
@@ -26,7 +27,7 @@ def registered(client: FlaskClient) -> Iterator[tuple[dict[str, Any], BotServer]
     with BotServer(make_bot("heuristic"), None) as unsigned:
         created = client.post("/bots", json={"name": "checked", "url": unsigned.url, "games": BOTH})
         assert created.status_code == 201, created.json
-    body: dict[str, Any] = created.json  # type: ignore[assignment]
+    body: dict[str, Any] = json_of(created)
     with BotServer(make_bot("heuristic"), body["secret"]) as signed:
         moved = client.patch(
             f"/bots/{body['bot']['id']}", json={"url": signed.url}, headers=_auth(body["owner_key"])
@@ -44,7 +45,7 @@ def test_a_registered_bot_is_checked_with_its_stored_secret(
     bot_id = body["bot"]["id"]
     answer = client.post(f"/bots/{bot_id}/check", headers=_auth(body["owner_key"]))
     assert answer.status_code == 200, answer.json
-    report = answer.json
+    report = json_of(answer)
     assert set(report) == {"url", "ok", "errors", "warnings", "info", "findings"}
     assert report["ok"] is True and report["errors"] == 0 and report["url"] == server.url
     assert report["info"]["name"] == "heuristic"
@@ -55,7 +56,7 @@ def test_a_registered_bot_is_checked_with_its_stored_secret(
     assert answer.headers["Cache-Control"] == "no-store"
     assert body["secret"] not in answer.get_data(as_text=True)
     again = client.post(f"/bots/{bot_id}/check", headers=_auth(body["owner_key"]))
-    assert (again.status_code, again.json["code"]) == (429, "rate_limited")
+    assert (again.status_code, json_of(again)["code"]) == (429, "rate_limited")
     assert int(again.headers["Retry-After"]) >= 1
     assert client.get(f"/bots/{bot_id}").json == body["bot"] | {"url": server.url, "updated": ANY_TIME}
 
@@ -76,25 +77,25 @@ def test_only_the_owner_checks_a_live_bot(
     body, server = registered
     bot_id = body["bot"]["id"]
     url = f"/bots/{bot_id}/check"
-    assert (client.post(url).status_code, client.post(url).json["code"]) == (401, "missing_token")
+    assert (client.post(url).status_code, json_of(client.post(url))["code"]) == (401, "missing_token")
     other = client.post(url, headers=_auth("x" * 32))
-    assert (other.status_code, other.json["code"]) == (403, "not_owner")
+    assert (other.status_code, json_of(other)["code"]) == (403, "not_owner")
     for unknown in ("0123456789abcdef", "nope"):
         missing = client.post(f"/bots/{unknown}/check", headers=_auth(body["owner_key"]))
-        assert (missing.status_code, missing.json["code"]) == (404, "bot_not_found")
+        assert (missing.status_code, json_of(missing)["code"]) == (404, "bot_not_found")
     assert client.delete(f"/bots/{bot_id}", headers=_auth(body["owner_key"])).status_code == 200
     deleted = client.post(url, headers=_auth(body["owner_key"]))
-    assert (deleted.status_code, deleted.json["code"]) == (409, "bot_deleted")
+    assert (deleted.status_code, json_of(deleted)["code"]) == (409, "bot_deleted")
 
 
 def test_a_bot_with_the_wrong_secret_is_reported_not_refused(client: FlaskClient) -> None:
     """Rule: whatever the bot does, checkBot answers 200; a bot that refuses the platform's signature
     gets `ok: false` and the plain-words reason with the bot's status and code."""
     with BotServer(make_bot("random"), "not-the-platforms-secret") as server:
-        created = client.post("/bots", json={"name": "wrong", "url": server.url, "games": BOTH}).json
+        created = json_of(client.post("/bots", json={"name": "wrong", "url": server.url, "games": BOTH}))
         answer = client.post(f"/bots/{created['bot']['id']}/check", headers=_auth(created["owner_key"]))
     assert answer.status_code == 200
-    report = answer.json
+    report = json_of(answer)
     assert report["ok"] is False and report["errors"] == 2
     failed = [f for f in report["findings"] if f["severity"] == "error"]
     assert {f["step"] for f in failed} == {"POST /start (tricky-teams)", "POST /start (trick-n-trouble)"}
@@ -110,7 +111,7 @@ def test_a_slow_bot_is_checked_within_the_budget(
     monkeypatch.setattr(bots_api, "CHECK_BUDGET_S", 4.0)
     server = FaultyBotServer("hang").start()
     try:
-        created = client.post("/bots", json={"name": "hangs", "url": server.url, "games": BOTH}).json
+        created = json_of(client.post("/bots", json={"name": "hangs", "url": server.url, "games": BOTH}))
         server.secret = created["secret"]
         started = time.monotonic()
         answer = client.post(f"/bots/{created['bot']['id']}/check", headers=_auth(created["owner_key"]))
@@ -118,7 +119,7 @@ def test_a_slow_bot_is_checked_within_the_budget(
     finally:
         server.stop()
     assert answer.status_code == 200
-    report = answer.json
+    report = json_of(answer)
     assert took < 4.0 + 1.5, took
     assert report["ok"] is False
     assert report["findings"][-1]["step"] == "time budget"

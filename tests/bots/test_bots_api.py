@@ -17,6 +17,7 @@ from bots.protocol import sign
 from bots.sdk import Bot, BotServer, FunctionBot
 from core.bot_registry import NOT_A_BOT_MESSAGE, BotRegistry
 from core.outbound import AddressPolicy, BotSession, parse_networks
+from tests.api.conftest import json_of
 
 BOTH = ["trick-n-trouble", "tricky-teams"]
 
@@ -27,7 +28,7 @@ class InfoBot(Bot):
     def __init__(self, info: Any) -> None:
         self._info = info
 
-    def info(self) -> Any:  # type: ignore[override]
+    def info(self) -> Any:
         """The canned answer."""
         return self._info
 
@@ -87,7 +88,7 @@ def _create(client: FlaskClient, name: str, url: str, games: list[str] | None = 
     headers = {"Authorization": f"Bearer {lenders[url]}"} if url in lenders else {}
     answer = client.post("/bots", json={"name": name, "url": url, "games": games or BOTH}, headers=headers)
     if answer.status_code == 201:
-        lenders.setdefault(url, answer.json["owner_key"])
+        lenders.setdefault(url, json_of(answer)["owner_key"])
     return answer
 
 
@@ -103,15 +104,15 @@ def test_rule_reachable_bot_is_accepted_and_secrets_are_shown_once(
     """Rule: a bot answering GET / correctly is stored; owner key and secret appear only in createBot."""
     resp = _create(client, "rando", good_bot)
     assert resp.status_code == 201, resp.json
-    body = resp.json
+    body = json_of(resp)
     bot = body["bot"]
     assert resp.headers["Location"] == f"/bots/{bot['id']}"
     assert (bot["name"], bot["url"], bot["games"], bot["status"]) == ("rando", good_bot, BOTH, "active")
     assert bot["author"] == "Trick Arena" and bot["version"] == "1.0"
     assert len(body["owner_key"]) >= 32 and len(body["secret"]) >= 40
-    fetched = client.get(f"/bots/{bot['id']}").json
+    fetched = json_of(client.get(f"/bots/{bot['id']}"))
     assert fetched == bot
-    listed = client.get("/bots").json["bots"]
+    listed = json_of(client.get("/bots"))["bots"]
     assert listed == [bot]
     for text in (str(fetched), str(listed)):
         assert body["secret"] not in text and body["owner_key"] not in text
@@ -121,7 +122,7 @@ def test_rule_the_stored_secret_signs_requests_the_bot_accepts(
     client: FlaskClient, good_bot: str, redis_url: str, key_prefix: str
 ) -> None:
     """Rule: the harness recovers the secret; a bot configured with it accepts the calls."""
-    body = _create(client, "signer", good_bot).json
+    body = json_of(_create(client, "signer", good_bot))
     record = BotRegistry(redis.Redis.from_url(redis_url), key_prefix).record(body["bot"]["id"])
     assert record.secret == body["secret"] and body["owner_key"] not in str(record)
     with BotServer(make_bot("random"), body["secret"]) as configured:
@@ -158,8 +159,8 @@ def test_rule_bad_bots_are_refused_with_their_own_code(
     urls = {**bad_bots, "closed": f"http://127.0.0.1:{_closed_port()}", "ftp": "ftp://127.0.0.1/bot"}
     resp = _create(client, "candidate", urls[bot], games)
     assert resp.status_code == 422, resp.json
-    assert resp.json["code"] == code
-    assert client.get("/bots?include_deleted=true").json["bots"] == []
+    assert json_of(resp)["code"] == code
+    assert json_of(client.get("/bots?include_deleted=true"))["bots"] == []
 
 
 @pytest.mark.parametrize("bot", ["closed", "not-info", "array", "wrong-path"])
@@ -175,9 +176,9 @@ def test_rule_create_bot_is_no_port_scanner(
     }
     resp = _create(client, "candidate", urls[bot])
     assert resp.status_code == 422
-    assert set(resp.json) == {"code", "message"}
-    assert resp.json["code"] == "bot_unreachable"
-    assert resp.json["message"] == NOT_A_BOT_MESSAGE
+    assert set(json_of(resp)) == {"code", "message"}
+    assert json_of(resp)["code"] == "bot_unreachable"
+    assert json_of(resp)["message"] == NOT_A_BOT_MESSAGE
 
 
 @pytest.mark.parametrize(
@@ -197,8 +198,8 @@ def test_rule_forbidden_addresses_are_refused_when_loopback_is_not_allowed(
     client = _app(redis_url, key_prefix, allowed="").test_client()
     port = good_bot.rsplit(":", 1)[1]
     resp = _create(client, "sneaky", url_template.format(port=port))
-    assert (resp.status_code, resp.json["code"]) == (422, "forbidden_address")
-    assert client.get("/bots").json["bots"] == []
+    assert (resp.status_code, json_of(resp)["code"]) == (422, "forbidden_address")
+    assert json_of(client.get("/bots"))["bots"] == []
 
 
 @pytest.mark.parametrize(
@@ -214,9 +215,9 @@ def test_rule_names_are_judged_by_what_they_resolve_to(
     resp = _create(client, "mapped", f"http://{host}:{port}")
     if code is None:
         assert resp.status_code == 201, resp.json
-        assert resp.json["bot"]["url"] == f"http://{host}:{port}"
+        assert json_of(resp)["bot"]["url"] == f"http://{host}:{port}"
     else:
-        assert (resp.status_code, resp.json["code"]) == (422, code)
+        assert (resp.status_code, json_of(resp)["code"]) == (422, code)
 
 
 @pytest.mark.parametrize("name", ["rando", "RANDO", "Rando"])
@@ -224,8 +225,8 @@ def test_rule_duplicate_names_conflict(client: FlaskClient, good_bot: str, name:
     """Rule: names are unique case-insensitively: a second bot of the same name is a 409 `duplicate_name`."""
     assert _create(client, "rando", good_bot).status_code == 201
     resp = _create(client, name, good_bot)
-    assert (resp.status_code, resp.json["code"]) == (409, "duplicate_name")
-    assert len(client.get("/bots").json["bots"]) == 1
+    assert (resp.status_code, json_of(resp)["code"]) == (409, "duplicate_name")
+    assert len(json_of(client.get("/bots"))["bots"]) == 1
 
 
 @pytest.mark.parametrize(
@@ -245,8 +246,8 @@ def test_rule_malformed_submissions_are_422_validation_errors(
 ) -> None:
     """Rule: missing or malformed fields are a 422 `validation_error` and nothing is stored."""
     resp = client.post("/bots", json=body)
-    assert (resp.status_code, resp.json["code"]) == (422, "validation_error")
-    assert client.get("/bots").json["bots"] == []
+    assert (resp.status_code, json_of(resp)["code"]) == (422, "validation_error")
+    assert json_of(client.get("/bots"))["bots"] == []
 
 
 def test_rule_owner_only_operations_and_delete_keeps_the_record(
@@ -254,48 +255,52 @@ def test_rule_owner_only_operations_and_delete_keeps_the_record(
 ) -> None:
     """Rule: update/delete need the own owner key (401 without, 403 another); a deleted bot is gone from
     getBot (410) but its record stays, listed with include_deleted."""
-    mine = _create(client, "mine", good_bot).json
-    theirs = _create(client, "theirs", good_bot).json
+    mine = json_of(_create(client, "mine", good_bot))
+    theirs = json_of(_create(client, "theirs", good_bot))
     bot_id = mine["bot"]["id"]
     auth = {"Authorization": f"Bearer {mine['owner_key']}"}
     other = {"Authorization": f"Bearer {theirs['owner_key']}"}
 
     for method in (client.patch, client.delete):
         kwargs: dict[str, Any] = {"json": {"name": "renamed"}} if method == client.patch else {}
-        assert method(f"/bots/{bot_id}", **kwargs).json["code"] == "missing_token"
+        assert json_of(method(f"/bots/{bot_id}", **kwargs))["code"] == "missing_token"
         resp = method(f"/bots/{bot_id}", headers=other, **kwargs)
-        assert (resp.status_code, resp.json["code"]) == (403, "not_owner")
+        assert (resp.status_code, json_of(resp)["code"]) == (403, "not_owner")
         resp = method(f"/bots/{bot_id}", headers={"Authorization": "Basic abc"}, **kwargs)
-        assert (resp.status_code, resp.json["code"]) == (401, "invalid_authorization")
-    assert client.get(f"/bots/{bot_id}").json["name"] == "mine"
+        assert (resp.status_code, json_of(resp)["code"]) == (401, "invalid_authorization")
+    assert json_of(client.get(f"/bots/{bot_id}"))["name"] == "mine"
 
     resp = client.patch(f"/bots/{bot_id}", json={"name": "theirs"}, headers=auth)
-    assert (resp.status_code, resp.json["code"]) == (409, "duplicate_name")
+    assert (resp.status_code, json_of(resp)["code"]) == (409, "duplicate_name")
     resp = client.patch(f"/bots/{bot_id}", json={"name": "renamed"}, headers=auth)
-    assert resp.status_code == 200 and resp.json["name"] == "renamed"
+    assert resp.status_code == 200 and json_of(resp)["name"] == "renamed"
     assert _create(client, "mine", good_bot).status_code == 201  # the old name was released on rename
     resp = client.patch(f"/bots/{bot_id}", json={"games": BOTH, "url": bad_bots["tt-only"]}, headers=auth)
-    assert (resp.status_code, resp.json["code"]) == (422, "game_not_played")
+    assert (resp.status_code, json_of(resp)["code"]) == (422, "game_not_played")
     resp = client.patch(
         f"/bots/{bot_id}", json={"games": ["tricky-teams"], "url": bad_bots["tt-only"]}, headers=auth
     )
     assert (
         resp.status_code == 200
-        and resp.json["games"] == ["tricky-teams"]
-        and resp.json["author"] == "anonymous"
+        and json_of(resp)["games"] == ["tricky-teams"]
+        and json_of(resp)["author"] == "anonymous"
     )
     assert client.patch(f"/bots/{bot_id}", json={}, headers=auth).status_code == 422
 
     resp = client.delete(f"/bots/{bot_id}", headers=auth)
-    assert resp.status_code == 200 and resp.json["status"] == "deleted" and resp.json["deleted"] is not None
-    gone = client.get(f"/bots/{bot_id}")
-    assert (gone.status_code, gone.json["code"]) == (410, "bot_deleted")
-    assert bot_id not in [b["id"] for b in client.get("/bots").json["bots"]]
-    assert bot_id in [b["id"] for b in client.get("/bots?include_deleted=true").json["bots"]]
-    resp = client.patch(f"/bots/{bot_id}", json={"name": "again"}, headers=auth)
-    assert (resp.status_code, resp.json["code"]) == (409, "bot_deleted")
     assert (
-        _create(client, "renamed", good_bot).json["code"] == "duplicate_name"
+        resp.status_code == 200
+        and json_of(resp)["status"] == "deleted"
+        and json_of(resp)["deleted"] is not None
+    )
+    gone = client.get(f"/bots/{bot_id}")
+    assert (gone.status_code, json_of(gone)["code"]) == (410, "bot_deleted")
+    assert bot_id not in [b["id"] for b in json_of(client.get("/bots"))["bots"]]
+    assert bot_id in [b["id"] for b in json_of(client.get("/bots?include_deleted=true"))["bots"]]
+    resp = client.patch(f"/bots/{bot_id}", json={"name": "again"}, headers=auth)
+    assert (resp.status_code, json_of(resp)["code"]) == (409, "bot_deleted")
+    assert (
+        json_of(_create(client, "renamed", good_bot))["code"] == "duplicate_name"
     )  # a deleted bot keeps its name
 
 
@@ -303,13 +308,13 @@ def test_rule_owner_only_operations_and_delete_keeps_the_record(
 def test_rule_unknown_bots_are_404(client: FlaskClient, bot_id: str) -> None:
     """Rule: an id naming no bot, well-formed or not, is a 404 `bot_not_found`."""
     resp = client.get(f"/bots/{bot_id}")
-    assert (resp.status_code, resp.json["code"]) == (404, "bot_not_found")
+    assert (resp.status_code, json_of(resp)["code"]) == (404, "bot_not_found")
 
 
 def test_rule_list_filters_by_game(client: FlaskClient, good_bot: str, bad_bots: dict[str, str]) -> None:
     """Rule: listBots?game=G lists only bots that play G."""
     _create(client, "both", good_bot)
     _create(client, "tt", bad_bots["tt-only"], ["tricky-teams"])
-    names = {b["name"] for b in client.get("/bots?game=trick-n-trouble").json["bots"]}
+    names = {b["name"] for b in json_of(client.get("/bots?game=trick-n-trouble"))["bots"]}
     assert names == {"both"}
-    assert {b["name"] for b in client.get("/bots?game=tricky-teams").json["bots"]} == {"both", "tt"}
+    assert {b["name"] for b in json_of(client.get("/bots?game=tricky-teams"))["bots"]} == {"both", "tt"}

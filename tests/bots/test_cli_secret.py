@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -21,7 +22,7 @@ from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, SecretError, load_secret, new_
 ROOT = Path(__file__).resolve().parents[2]
 # A secret `token_urlsafe` can produce, one time in 64: argparse would take it for an option.
 DASH_SECRET = "-Ab3" + "x" * 39
-MOVE = {
+MOVE: dict[str, Any] = {
     "match_id": "m-1",
     "game": "tricky-teams",
     "seat": 0,

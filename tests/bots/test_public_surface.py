@@ -47,7 +47,9 @@ def games_imports(source: str) -> list[tuple[int, str]]:
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
                 names = [node.args[0].value]
-        found += [(node.lineno, name) for name in names if name == "games" or name.startswith("games.")]
+        if names:
+            assert isinstance(node, ast.stmt | ast.expr)  # an import statement or call: it has a line
+            found += [(node.lineno, name) for name in names if name == "games" or name.startswith("games.")]
     return found
 
 

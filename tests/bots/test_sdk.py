@@ -26,7 +26,7 @@ from bots.protocol import SIGNATURE_HEADER, TIMESTAMP_HEADER, MoveRequestSchema,
 from bots.sdk import BotServer, FunctionBot, _canonical_move_request, client_address, create_app
 
 SECRET = "sdk-test-secret"
-MOVE = {
+MOVE: dict[str, Any] = {
     "match_id": "m-1",
     "game": "tricky-teams",
     "seat": 1,

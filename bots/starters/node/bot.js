@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A Trick Arena bot in plain Node.js: no dependencies, one file (docs/bot-protocol.md).
 //
-//   TRICKARENA_BOT_SECRET=... PORT=8001 node bot.js     serve (secret also: TRICKARENA_BOT_SECRET_FILE)
+//   TRICKARENA_BOT_SECRET=... node bot.js               serve on 8001, the SDK's bot port (PORT=N for another;
+//                                                       secret also: TRICKARENA_BOT_SECRET_FILE)
 //   node bot.js --self-test                             check the signing code against the test vector
 //
 // It answers GET / with its info, checks the signature of every POST, and answers /move with a
@@ -93,8 +94,12 @@ function handle(secret, req, res, body) {
 
 function serve() {
   const secret = loadSecret();
-  const port = Number(process.env.PORT || 8001);
+  const port = Number(process.env.PORT || 8001); // the SDK's bot port (the platform's own is 8000)
   const host = process.env.HOST || "127.0.0.1";
+  if (typeof choose !== "function" || choose.length !== 2) {
+    console.error("choose must be a function (view, legalMoves) returning one of legalMoves");
+    process.exit(1);
+  }
   const server = http.createServer((req, res) => {
     const chunks = [];
     let size = 0;
@@ -118,6 +123,11 @@ function serve() {
     });
   });
   server.keepAliveTimeout = 60000; // the platform keeps one connection per match
+  server.on("error", (err) => {
+    if (err.code !== "EADDRINUSE") throw err;
+    console.error(`port ${port} on ${host} is already in use: stop what runs there, or PORT=N node bot.js`);
+    process.exit(1);
+  });
   server.listen(port, host, () => {
     console.log(`${INFO.name} serving on http://${host}:${port} (signature check ${secret ? "on" : "pending"})`);
   });

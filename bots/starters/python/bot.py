@@ -1,7 +1,7 @@
 """A Trick Arena bot in Python on the SDK (`bots.sdk`): copy it and replace `choose`.
 
     export TRICKARENA_BOT_SECRET=...            # or TRICKARENA_BOT_SECRET_FILE=path
-    PORT=8001 python bots/starters/python/bot.py
+    python bots/starters/python/bot.py          # http://127.0.0.1:8001 (PORT=N, HOST=0.0.0.0 to change)
 
 The SDK serves it over HTTP (keep-alive), answers `GET /`, and checks the signature of every
 `POST` with the secret it reads from the environment (never from the command line).
@@ -13,7 +13,7 @@ import os
 import random
 from typing import Any
 
-from bots.sdk import serve
+from bots.sdk import DEFAULT_PORT, serve
 
 GAMES = ["tricky-teams", "trick-n-trouble"]
 
@@ -30,5 +30,5 @@ if __name__ == "__main__":
         name=name,
         games=GAMES,
         host=os.environ.get("HOST", "127.0.0.1"),
-        port=int(os.environ.get("PORT", "8001")),
+        port=int(os.environ.get("PORT", DEFAULT_PORT)),
     )
