@@ -8,14 +8,13 @@ pinned DNS, address policy, no redirects, bounded size and time) live in `core.o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bots.policy import move_key
 from bots.protocol import FaultCode
 from core.outbound import ERROR_BODY_BYTES, AddressPolicy, BotSession, OutboundError
-
-NOTIFY_TIMEOUT_S = 2.0  # /start and /end answers are ignored; don't wait long for them
 
 
 def move_request(
@@ -61,6 +60,8 @@ class MoveAnswer:
     # `ERROR_BODY_BYTES` of its body -- or the transport error's text.
     status: int | None = None
     detail: str | None = None
+    # False when the call never got to the bot (`OutboundError.reached`): maybe our network's fault.
+    reached: bool = True
 
 
 def _snippet(body: bytes) -> str:
@@ -71,8 +72,16 @@ def _snippet(body: bytes) -> str:
 class BotClient:
     """Calls one bot; keeps its connection pool for the whole match."""
 
-    def __init__(self, url: str, secret: str | None, policy: AddressPolicy | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        secret: str | None,
+        policy: AddressPolicy | None = None,
+        on_reach: Callable[[], None] | None = None,
+    ) -> None:
         self.url = url
+        # Called after every call that got to the bot, whatever it answered (harness.health).
+        self._on_reach = on_reach
         self._session: BotSession | None = None
         self._setup_fault: str | None = None
         self._setup_detail: str | None = None
@@ -100,15 +109,19 @@ class BotClient:
             return HelloFault(FaultCode.MALFORMED_BODY.value, "GET / did not answer a JSON object")
         return None
 
-    def notify(self, path: str, message: dict[str, Any], timeout_s: float = NOTIFY_TIMEOUT_S) -> float:
-        """POST /start or /end; the answer (and any failure) is ignored; returns the seconds spent."""
+    def notify(self, path: str, message: dict[str, Any], timeout_s: float) -> float:
+        """POST /start or /end within `timeout_s` (`core.timing.TimePolicy.notify_timeout_s`); the
+        answer (and any failure) is ignored; returns the seconds spent."""
         if self._session is None:
             return 0.0
         start = time.monotonic()
+        reached = True
         try:
             self._session.request("POST", path, message, timeout_s)
-        except OutboundError:
-            pass
+        except OutboundError as exc:
+            reached = exc.reached
+        if reached and self._on_reach is not None:
+            self._on_reach()
         return time.monotonic() - start
 
     def move(
@@ -117,14 +130,18 @@ class BotClient:
         """POST /move and check the answer is one of `legal_moves`; faults are returned, not raised."""
         start = time.monotonic()
         if self._session is None:
-            return MoveAnswer(None, self._setup_fault, 0.0, detail=self._setup_detail)
+            return MoveAnswer(None, self._setup_fault, 0.0, detail=self._setup_detail, reached=False)
         try:
             response = self._session.request("POST", "/move", message, timeout_s)
             body = response.json()
         except OutboundError as exc:
             detail = _snippet(exc.body) if exc.status is not None else exc.message
-            return MoveAnswer(None, str(exc.code), time.monotonic() - start, exc.status, detail)
+            if exc.reached and self._on_reach is not None:
+                self._on_reach()
+            return MoveAnswer(None, str(exc.code), time.monotonic() - start, exc.status, detail, exc.reached)
         elapsed = time.monotonic() - start
+        if self._on_reach is not None:
+            self._on_reach()
         if not isinstance(body, dict) or not isinstance(body.get("move"), dict):
             return MoveAnswer(
                 None, FaultCode.MALFORMED_BODY.value, elapsed, response.status, _snippet(response.body)

@@ -6,9 +6,16 @@ sample of every decision type (`decision_type`, the view's `phase` and the optio
 moves: e.g. Tricky Teams' `choose-leader`, `play`, `play+wish` (a Hypnotist's wish),
 `take-loot`) and `/end`, from real positions reached with the game's own engine. It calls the bot
 through the harness's own client (`harness.bot_client.BotClient`, over `core.outbound`'s pinned
-session), so an answer passes here exactly when the match runner would accept it, with the same
-time bound (deadline plus time bank); it also checks that a request with a wrong signature is
-refused, as the protocol asks.
+session), so an answer passes here exactly when the match runner would accept it; it also checks
+that a request with a wrong signature is refused, as the protocol asks.
+
+Time is judged by the match runner's own policy (`core.timing.TimePolicy`): the samples of a game
+draw on one time bank, as one seat's moves of a match do (each call bounded by the deadline plus
+what is left of the bank, an answer past it a timeout), and the answer times are then played
+through a whole game's worth of decisions (`game_decisions`: how many of each type a seat makes in
+a game): a bot whose answers would use up the bank over a game fails, as it would fault in a
+match. After the first timeout of a decision type, its other samples are skipped (each would wait
+for the deadline too), so a slow bot fails in seconds, not minutes.
 
 For the API (`POST /bots/{id}/check`): `check_registered(ctx, bot_id, owner_key)` checks a stored
 bot with its stored secret under the operator's address policy; `CheckReport.to_dict()` is the
@@ -21,8 +28,10 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import random
+import statistics
 import textwrap
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,13 +41,12 @@ from marshmallow import ValidationError
 from bots.protocol import DEFAULT_TOLERANCE_S, BotInfoSchema, FaultCode
 from core.bot_registry import PROBE_TIMEOUT_S, BotDeleted
 from core.outbound import AddressPolicy, BotSession, OutboundError, Response
+from core.timing import DEFAULT, TimePolicy
 from games.registry import GAMES
-from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient, move_request
+from harness.bot_client import BotClient, move_request
 from harness.runner import HarnessContext
 
 PEEK_BYTES = 512  # how much of an answer the report quotes
-DEFAULT_DEADLINE_MS = 1000
-DEFAULT_TIME_BANK_MS = 5000
 SAMPLES_PER_DECISION = 2
 SAMPLE_GAMES = 4  # random games played per seat count to find every decision type
 
@@ -115,8 +123,8 @@ class CheckReport:
     def lines(self, width: int = 80) -> list[str]:
         """The report as text lines of at most `width` columns, then a verdict.
 
-        A passed step is one line (`ok`, its time, the step, what it did); a warning or a problem
-        is followed by its explanation, wrapped and indented.
+        A passed step is a line (`ok`, its time, the step, what it did; wrapped, never cut); a
+        warning or a problem is followed by its explanation, wrapped and indented.
         """
         mark = {OK: "ok  ", WARNING: "warn", ERROR: "FAIL"}
         out = []
@@ -124,10 +132,9 @@ class CheckReport:
             took = f"{f.elapsed_ms:>5.0f} ms" if f.elapsed_ms is not None else " " * 8
             head = f"{mark[f.severity]} {took}  {f.step}"
             if f.severity == OK:
-                line = f"{head}: {f.message}"
-                out.append(line if len(line) <= width else line[: width - 3] + "...")
+                out += textwrap.wrap(f"{head}: {f.message}", width, subsequent_indent=" " * 6)
                 continue
-            out.append(head[:width])
+            out += textwrap.wrap(head, width, subsequent_indent=" " * 6)
             out += textwrap.wrap(f.message, width, initial_indent=" " * 6, subsequent_indent=" " * 6)
         errors = sum(f.severity == ERROR for f in self.findings)
         warnings = sum(f.severity == WARNING for f in self.findings)
@@ -289,26 +296,47 @@ def decision_samples(game_name: str, per_decision: int = SAMPLES_PER_DECISION, s
     """Up to `per_decision` positions of every decision type of a game (`decision_type`), reached by
     random legal play over every seat count, with the engine's public API (`new_game`,
     `legal_moves`, `apply`, `view`)."""
+    return _sample_games(game_name, per_decision, seed, GAMES[game_name].quick_options)[0]
+
+
+def game_decisions(game_name: str, seed: int = 1) -> dict[str, float]:
+    """How many decisions of each type (`decision_type`) one seat makes in a game with the game's
+    default options, on average over random games, at the seat count where a seat decides most: the
+    whole game's worth of answers that one time bank must cover."""
+    return _sample_games(game_name, 0, seed, {})[1]
+
+
+def _sample_games(
+    game_name: str, per_decision: int, seed: int, game_options: Mapping[str, Any]
+) -> tuple[list[Sample], dict[str, float]]:
+    """Random games with `game_options`: up to `per_decision` samples of each decision type, and
+    how many decisions of each type a seat makes in a game (`game_decisions`)."""
     game = GAMES[game_name]
     rng = random.Random(seed)
     found: dict[str, list[Sample]] = {}
+    most: dict[str, float] = {}
     for seats in game.seat_counts:
+        counts: dict[str, int] = {}
         for n in range(SAMPLE_GAMES):
-            options = dict(game.quick_options)
-            state = game.new_game(seats, options, seed=rng.randrange(2**31))
+            options = dict(game_options)
+            state = game.new_game(seats, options or None, seed=rng.randrange(2**31))
             match_id = f"check-{game_name}-{seats}-{n}"
             while not game.is_over(state):
                 seat = game.to_move(state)[0]
                 legal = game.legal_moves(state, seat)
                 view = game.view(state, seat)
                 kind = decision_type(view, legal)
+                counts[kind] = counts.get(kind, 0) + 1
                 bucket = found.setdefault(kind, [])
                 # The first of a type, and later ones at random: a lead and a follow, say.
                 if len(bucket) < per_decision and (not bucket or rng.random() < 0.1):
                     phase = str(view.get("phase") or kind)
                     bucket.append(Sample(game_name, phase, seats, seat, options, view, legal, match_id, kind))
                 game.apply(state, seat, rng.choice(legal))
-    return [s for bucket in found.values() for s in bucket]
+        per_seat = {kind: n / (SAMPLE_GAMES * seats) for kind, n in counts.items()}
+        if sum(per_seat.values()) > sum(most.values()):
+            most = per_seat
+    return [s for bucket in found.values() for s in bucket], most
 
 
 # --------------------------------------------------------------------------- the check
@@ -324,15 +352,15 @@ class _Checker:
         url: str,
         secret: str | None,
         policy: AddressPolicy | None,
-        deadline_ms: int,
-        time_bank_ms: int,
+        timing: TimePolicy,
         budget_s: float | None = None,
     ) -> None:
         self.url = url.rstrip("/")
         self.secret = secret
         self.policy = policy
-        self.deadline_ms = deadline_ms
-        self.time_bank_ms = time_bank_ms
+        self.timing = timing
+        self.deadline_ms = timing.deadline_ms
+        self.time_bank_ms = timing.time_bank_ms
         self.report = CheckReport(self.url)
         self.forged_checked = False
         self.notified: dict[str, int] = {}
@@ -442,7 +470,8 @@ class _Checker:
 
     def forged(self, sample: Sample) -> None:
         """A /move signed with another secret must be refused (else anyone could play the bot's seats)."""
-        if self.out_of_time(NOTIFY_TIMEOUT_S):
+        wait_s = self.timing.notify_timeout_ms / 1000
+        if self.out_of_time(wait_s):
             return
         forger = CheckClient(self.url, (self.secret or "") + "-not-the-secret", self.policy)
         try:
@@ -450,7 +479,7 @@ class _Checker:
                 return
             message = self.move_message(sample, None)
             try:
-                forger.recording.request("POST", "/move", message, NOTIFY_TIMEOUT_S)
+                forger.recording.request("POST", "/move", message, wait_s)
             except OutboundError as exc:
                 status, _ = forger.answer_of_last()
                 if exc.code == FaultCode.HTTP_STATUS and status is not None and 400 <= status < 500:
@@ -472,7 +501,9 @@ class _Checker:
         finally:
             forger.close()
 
-    def move_message(self, sample: Sample, previous: dict[str, Any] | None) -> dict[str, Any]:
+    def move_message(
+        self, sample: Sample, previous: dict[str, Any] | None, bank_ms: int | None = None
+    ) -> dict[str, Any]:
         return move_request(
             sample.match_id,
             sample.game,
@@ -480,14 +511,14 @@ class _Checker:
             sample.view,
             sample.legal_moves,
             self.deadline_ms,
-            self.time_bank_ms,
+            self.time_bank_ms if bank_ms is None else bank_ms,
             previous,
         )
 
     def notify(self, client: CheckClient, path: str, message: dict[str, Any], game: str) -> bool:
         """POST /start or /end (the runner ignores the answer, but a refusal tells what is wrong);
         a success is counted, not reported one by one."""
-        timeout_s = min(NOTIFY_TIMEOUT_S, self.deadline_ms / 1000)
+        timeout_s = self.timing.notify_timeout_s()
         _answer, failed = self.call(client, f"POST {path} ({game})", "POST", path, message, timeout_s)
         if failed is None:
             self.notified[path] = self.notified.get(path, 0) + 1
@@ -495,7 +526,8 @@ class _Checker:
 
     def game(self, client: CheckClient, game: str) -> None:
         """/start, /move for every sample, /end, match by match; a refused /start ends the game's
-        check (every other call would be refused the same way)."""
+        check (every other call would be refused the same way). The game's samples draw on one
+        time bank (`_GameClock`), then a whole game's answers are projected through it."""
         samples = decision_samples(game)
         by_match: dict[tuple[str, int], list[Sample]] = {}
         for sample in samples:
@@ -504,6 +536,7 @@ class _Checker:
             self.forged_checked = True
             self.forged(samples[0])
         self.notified = {}
+        clock = _GameClock(self.timing.time_bank_ms)
         for (match_id, seat), group in by_match.items():
             first = group[0]
             start = {
@@ -520,9 +553,12 @@ class _Checker:
                 return
             previous: dict[str, Any] | None = None
             for sample in group:
-                if self.out_of_time((self.deadline_ms + self.time_bank_ms) / 1000):
+                if sample.decision in clock.timed_out:
+                    clock.skipped[sample.decision] = clock.skipped.get(sample.decision, 0) + 1
+                    continue
+                if self.out_of_time(self.timing.move_timeout_s(clock.bank_ms)):
                     return
-                previous = self.move(client, sample, previous)
+                previous = self.move(client, sample, previous, clock)
             end = {"match_id": match_id, "game": game, "seat": seat, "result": {}, "view": None, "faults": 0}
             self.notify(client, "/end", end, game)
         self.report.add(
@@ -530,17 +566,77 @@ class _Checker:
             OK,
             f"answered {self.notified.get('/start', 0)} starts and {self.notified.get('/end', 0)} ends",
         )
+        if clock.skipped:
+            self.report.add(
+                f"not asked ({game})",
+                WARNING,
+                f"{sum(clock.skipped.values())} more sample(s) of {', '.join(clock.skipped)}: these "
+                "decision types timed out already, and each would wait for the deadline again",
+            )
+        self.project(game, clock)
 
-    def move(self, client: CheckClient, sample: Sample, previous: dict[str, Any] | None) -> dict[str, Any]:
-        """One /move through the runner's validation; the `previous` the next request carries."""
+    def project(self, game: str, clock: _GameClock) -> None:
+        """A whole game's answers at the times measured (each decision type at its median) through
+        one seat's bank, as a match plays them: an error if one would time out."""
+        if clock.timed_out or not clock.answers:
+            return  # a timeout is reported already; with no answer there is nothing to project
+        counts = game_decisions(game)
+        times = {kind: statistics.median(values) for kind, values in clock.answers.items()}
+        known = [kind for kind in counts if kind in times]
+        total = round(sum(counts[kind] for kind in known))
+        # A game's decisions, interleaved as they come (every type in proportion), slowest first
+        # within a round: the order does not change whether the bank runs out, only where.
+        rounds = {kind: range(round(counts[kind])) for kind in known}
+        sequence = sorted(
+            (i / counts[kind], -times[kind], times[kind]) for kind in known for i in rounds[kind]
+        )
+        answers = [elapsed for _, _, elapsed in sequence]
+        over = sum(self.timing.over_ms(t) for t in answers)
+        step = f"time over a game ({game})"
+        found = self.timing.first_timeout(answers)
+        if found is not None:
+            index, bank = found
+            self.report.add(
+                step,
+                ERROR,
+                f"a seat decides about {total} times a game; at the answer times measured (median "
+                f"{max(times.values()) * 1000:.0f} ms for the slowest decision type), answers past the "
+                f"{self.deadline_ms} ms deadline use up the {self.time_bank_ms} ms time bank by decision "
+                f"{index + 1}, which then times out with {bank} ms left: in a match every later slow "
+                "answer is a timeout fault. Answer within the deadline (is the bot slow?)",
+                fault=FaultCode.TIMEOUT.value,
+            )
+        elif over:
+            self.report.add(
+                step,
+                WARNING,
+                f"a seat decides about {total} times a game; at the answer times measured, slow answers "
+                f"would take about {over} ms of the {self.time_bank_ms} ms time bank: no timeout, but "
+                "little room on a loaded machine",
+            )
+
+    def move(
+        self, client: CheckClient, sample: Sample, previous: dict[str, Any] | None, clock: _GameClock
+    ) -> dict[str, Any]:
+        """One /move through the runner's validation, bounded as the runner bounds it (deadline plus
+        what is left of the bank); the `previous` the next request carries."""
         step = f"POST /move ({sample.game}, {sample.decision}, {sample.seats} seats)"
-        timeout_s = (self.deadline_ms + self.time_bank_ms) / 1000
-        answer = client.move(self.move_message(sample, previous), sample.legal_moves, timeout_s)
+        bank = clock.bank_ms
+        timeout_s = self.timing.move_timeout_s(bank)
+        answer = client.move(self.move_message(sample, previous, bank), sample.legal_moves, timeout_s)
         elapsed = _ms(answer.elapsed_s)
+        clock.bank_ms = self.timing.charge(bank, answer.elapsed_s)
         if answer.fault is not None:
             status, body = client.answer_of_last()
             detail = "" if answer.fault != FaultCode.CONNECTION_ERROR else "connection failed"
             message = explain_fault(answer.fault, detail, status, body, self.url, timeout_s * 1000)
+            if answer.fault == FaultCode.TIMEOUT:
+                clock.timed_out.add(sample.decision)
+                message = (
+                    f"timed out: no complete answer within {timeout_s * 1000:.0f} ms (the {self.deadline_ms} "
+                    f"ms deadline plus the {bank} ms left of the {self.time_bank_ms} ms time bank): a "
+                    "timeout fault in a match. Is the bot slow, or does it hang?"
+                )
             self.report.add(
                 step,
                 ERROR,
@@ -551,17 +647,38 @@ class _Checker:
                 body=_quote(body) if body else None,
             )
             return {"status": "replaced", "fault": answer.fault}
+        clock.answers.setdefault(sample.decision, []).append(answer.elapsed_s)
         if elapsed > self.deadline_ms:
             self.report.add(
                 step,
                 WARNING,
-                f"took {elapsed:.0f} ms, over the {self.deadline_ms} ms deadline: in a match that "
-                f"spends the time bank ({self.time_bank_ms} ms a match), then times out",
+                f"took {elapsed:.0f} ms, over the {self.deadline_ms} ms deadline: {bank - clock.bank_ms} ms "
+                f"of the time bank spent, {clock.bank_ms} ms of {self.time_bank_ms} left; once it is "
+                "used up, a slow answer is a timeout fault",
+                elapsed_ms=elapsed,
+            )
+        elif self.timing.is_slow(answer.elapsed_s):
+            self.report.add(
+                step,
+                WARNING,
+                f"took {elapsed:.0f} ms, over {self.timing.slow_share:.0%} of the {self.deadline_ms} ms "
+                "deadline: a loaded machine may push it past",
                 elapsed_ms=elapsed,
             )
         else:
             self.report.add(step, OK, f"played {orjson.dumps(answer.move).decode()}", elapsed_ms=elapsed)
         return {"status": "accepted", "fault": None}
+
+
+@dataclass
+class _GameClock:
+    """One game's samples as one seat's moves of a match: the bank left, the answer times by
+    decision type, the types that timed out and the samples skipped after."""
+
+    bank_ms: int
+    answers: dict[str, list[float]] = field(default_factory=dict)
+    timed_out: set[str] = field(default_factory=set)
+    skipped: dict[str, int] = field(default_factory=dict)
 
 
 def check_bot(
@@ -570,8 +687,8 @@ def check_bot(
     *,
     policy: AddressPolicy | None = None,
     games: list[str] | None = None,
-    deadline_ms: int = DEFAULT_DEADLINE_MS,
-    time_bank_ms: int = DEFAULT_TIME_BANK_MS,
+    deadline_ms: int = DEFAULT.deadline_ms,
+    time_bank_ms: int = DEFAULT.time_bank_ms,
     wait_s: float = 0.0,
     budget_s: float | None = None,
 ) -> CheckReport:
@@ -580,11 +697,12 @@ def check_bot(
     `policy` is the outbound address policy (default: the operator's, `TRICKARENA_ALLOWED_NETWORKS`;
     the CLI passes `ANY_ADDRESS`); `games`, the games the bot is registered for (each must be in its
     `GET /`); `wait_s`, how long a bot that refuses connections may take to come up (the CLI's
-    check right after starting a bot); `budget_s`, the most the whole check may take (None: no
+    check right after starting a bot); `deadline_ms` and `time_bank_ms`, the match's (default: the
+    configured ones, `core.timing`); `budget_s`, the most the whole check may take (None: no
     bound but each call's own; the API's check passes one). Never raises for anything the bot does:
     every problem is a finding.
     """
-    checker = _Checker(url, secret, policy, deadline_ms, time_bank_ms, budget_s)
+    checker = _Checker(url, secret, policy, TimePolicy(deadline_ms, time_bank_ms), budget_s)
     client = CheckClient(checker.url, secret, policy)
     try:
         checker.wait_until_up(client, wait_s)

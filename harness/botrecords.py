@@ -1,7 +1,7 @@
 """A bot's own records (issue 18, "My bot"): its matches, its results per version, its leagues.
 
 Read from the per-bot indexes the standings fold writes once per result (`HarnessStore`
-``b:<bot>:…``, `HarnessStore.index_bot_results`), so a page costs a few round trips whatever
+``b:<bot>:…``, `HarnessStore.index_results`), so a page costs a few round trips whatever
 the bot's history: never a scan of tournaments or results.
 
 Fair play (docs/harness.md): a match is listed once its result is recorded and folded in, with

@@ -9,10 +9,12 @@
 
 The bot author's commands: `bot secret`, `bot check URL`, `play GAME --bot URL` (local, no
 platform: harness.localplay); `bot list|show|update|delete`, `tournament create|follow|cancel`,
-`league ...`, `replay upload` over the HTTP API (harness.client_cli, `--api URL`). `bot add` and
-`tournament show` speak to the API too, unless given `--redis-url` (or `$REDIS_URL` is set and no
-API is named): then, like `worker` and `tournament run`, they read REDIS_URL,
-TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options).
+`league ...`, `replay upload` over the HTTP API (harness.client_cli, `--api URL`); `replay view
+FILE` (the web viewer on loopback for a replay file, no platform: harness.replayview). `bot add`
+and `tournament show` speak to the API too, unless given `--redis-url` (or `$REDIS_URL` is set and
+no API is named): then, like `worker` and `tournament run`, they read REDIS_URL,
+TRICKARENA_KEY_PREFIX and TRICKARENA_QUEUE (or the options). `trickarena --version` says which
+version is installed; a command group given no command lists its commands.
 """
 
 from __future__ import annotations
@@ -27,17 +29,21 @@ import subprocess
 import sys
 import time
 from datetime import datetime
+from importlib import metadata
 from typing import Any
 
 import redis
 
 from core.errors import ServiceError
+from core.redis_factory import WORKER_RETRY, rq_client, rq_url
 from core.telemetry import LOG_FORMAT_ENV, configure_logging
+from core.timing import DEFAULT as TIMING
 from harness import client_cli, localplay, platform, terminal
 from harness.jobs import (
     CPU_POLICIES,
     DEFAULT_MAX_IN_FLIGHT,
     MAX_IN_FLIGHT_ENV,
+    HarnessQueue,
     HarnessWorker,
     max_in_flight_from_env,
     parse_max_in_flight,
@@ -116,7 +122,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
         # so its lines ("started with PID", "Job OK", the scheduler's) come out as JSON too.
         configure_logging("json")
     HarnessWorker.heartbeat_grace_s = args.heartbeat_grace
-    connection = redis.Redis.from_url(os.environ["REDIS_URL"])
+    # A job a dead worker dequeued but never registered is rescued after the same grace.
+    HarnessQueue.rescue_grace_s = args.heartbeat_grace
+    # RQ's own client (RQ_REDIS_URL, default REDIS_URL), retried like a worker's storage client.
+    connection = rq_client(rq_url(), WORKER_RETRY)
     backoff = OUTAGE_BACKOFF_S[0]
     while True:
         worker = HarnessWorker(
@@ -192,7 +201,8 @@ def cmd_tournament_run(args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 proc.kill()
     # On its own line: the live display may leave the cursor after its last line.
-    print("\n" + json.dumps({"tournament_id": final["tournament_id"], "status": final["status"]}))
+    doc = get_standings(ctx, final["tournament_id"])
+    print("\n" + "\n".join(terminal.summary(final, doc, names, None)))
     return 0 if final["status"] == "finished" else 1
 
 
@@ -217,7 +227,7 @@ def cmd_tournament_show(args: argparse.Namespace) -> int:
     )
     doc = get_standings(ctx, args.tournament_id)
     names = terminal.bot_names(ctx, info["entrants"])
-    console.print(terminal.standings_table(doc, names, terminal.standings_title(info)))
+    console.print(terminal.standings_view(doc, names, terminal.standings_title(info)))
     console.print(_matrix_table(doc, names))
     return 0
 
@@ -235,9 +245,9 @@ def _matrix_table(doc: dict[str, Any], names: dict[str, str]) -> Any:
         else "Head-to-head: row's score rate vs column"
     )
     table = Table(title=title)
-    table.add_column("")
+    table.add_column("", overflow="fold")
     for bot_id in order:
-        table.add_column(names.get(bot_id, bot_id), justify="right")
+        table.add_column(names.get(bot_id, bot_id), justify="right", overflow="fold")
     for a in order:
         cells = []
         for b in order:
@@ -262,12 +272,6 @@ def cmd_bot_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run(argv: list[str]) -> int:
-    """`make run`: the whole platform (everything after `run` goes to harness.platform's `run`)."""
-
-    return platform.main(["run", *argv])
-
-
 def _in_flight(text: str) -> int:
     try:
         return parse_max_in_flight(text)
@@ -278,23 +282,25 @@ def _in_flight(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `trickarena`."""
     parser = argparse.ArgumentParser(prog="trickarena", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = client_cli.subcommands(parser, "command")
 
     worker = sub.add_parser("worker", help="run an RQ worker with the scheduler")
     _common(worker)
     worker.add_argument("--burst", action="store_true", help="quit when the queue is empty")
-    worker.add_argument("--no-scheduler", action="store_true")
+    worker.add_argument("--no-scheduler", action="store_true", help="run no RQ scheduler in this worker")
     worker.add_argument(
         "--heartbeat-grace",
         type=int,
         default=int(os.environ.get("TRICKARENA_HEARTBEAT_GRACE", 60)),
-        help="seconds after a missed heartbeat before a job counts as abandoned",
+        help="seconds after a missed heartbeat (or, for a job its dead worker dequeued but never"
+        " started, after maintenance first saw it) before a job counts as abandoned",
     )
     worker.add_argument(
         "--maintenance-interval", type=int, default=30, help="seconds between checks for abandoned jobs"
     )
     worker.add_argument("--monitor-interval", type=int, default=10, help="seconds between job heartbeats")
-    worker.add_argument("--log-level", default="INFO")
+    worker.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING or ERROR (INFO)")
     worker.add_argument("--name", default=None, help="worker name (default: random)")
     worker.add_argument(
         "--cpu-policy",
@@ -311,52 +317,56 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(func=cmd_worker)
 
     tournament = sub.add_parser("tournament", help="create, follow and show tournaments")
-    tsub = tournament.add_subparsers(dest="tcommand", required=True)
+    tsub = client_cli.subcommands(tournament, "tcommand")
     run = tsub.add_parser("run", help="create a tournament and follow it")
     _common(run)
-    run.add_argument("--game", required=True)
-    run.add_argument("--seats", type=int, required=True)
+    run.add_argument("--game", required=True, help="the game's name")
+    run.add_argument("--seats", type=int, required=True, help="seats per table")
     run.add_argument("--entrant", action="append", required=True, help="bot id (repeat)")
-    run.add_argument("--deals", type=int, default=2)
-    run.add_argument("--deadline-ms", type=int, default=1000)
-    run.add_argument("--time-bank-ms", type=int, default=5000)
-    run.add_argument("--seed", type=int, default=None)
+    run.add_argument("--deals", type=int, default=2, help="deals per match (2)")
+    localplay.add_time_options(run, TIMING)
+    run.add_argument("--seed", type=int, default=None, help="a practice tournament's seed")
     run.add_argument("--start-at", default=None, help="ISO time to start (default now)")
-    run.add_argument("--max-tables", type=int, default=60)
+    run.add_argument("--max-tables", type=int, default=60, help="most tables played at once (60)")
     run.add_argument("--workers", type=int, default=0, help="also run this many workers while following")
     run.add_argument("--timeout", type=float, default=None, help="stop following after this many seconds")
     run.set_defaults(func=cmd_tournament_run)
     show = tsub.add_parser("show", help="show a tournament's standings")
     _common(show)
-    show.add_argument("tournament_id")
+    show.add_argument("tournament_id", metavar="TOURNAMENT_ID", help="the tournament's id")
     show.add_argument("--api", default=None, help="the API's URL (default: the API, unless --redis-url)")
-    show.add_argument("--json", action="store_true")
+    show.add_argument("--json", action="store_true", help="print JSON instead of tables")
     show.set_defaults(func=client_cli.api_or_redis(client_cli.cmd_tournament_show, cmd_tournament_show))
     client_cli.add_tournament_commands(tsub)
 
     bot = sub.add_parser("bot", help="bots (the same registry as the API's createBot)")
-    bsub = bot.add_subparsers(dest="bcommand", required=True)
+    bsub = client_cli.subcommands(bot, "bcommand")
     add = bsub.add_parser("add", help="register a bot")
     _common(add)
-    add.add_argument("--name", required=True)
-    add.add_argument("--url", required=True)
-    add.add_argument("--game", action="append", required=True)
+    add.add_argument("--name", required=True, help="a unique display name")
+    add.add_argument("--url", required=True, help="the bot's base URL, which the platform calls")
+    add.add_argument("--game", action="append", required=True, help="a game it plays (repeat)")
     client_cli.add_bot_add_options(add)
     add.set_defaults(func=client_cli.api_or_redis(client_cli.cmd_bot_add, cmd_bot_add))
     client_cli.add_bot_commands(bsub)
     localplay.add_local_commands(sub, bsub)
     client_cli.add_league_and_replay_commands(sub)
 
-    sub.add_parser("run", help="the whole platform (options are harness.platform's)", add_help=False)
+    platform.add_run_arguments(sub.add_parser("run", help=platform.RUN_HELP))
     return parser
+
+
+def version() -> str:
+    """The installed trick-arena distribution's version."""
+    try:
+        return metadata.version("trick-arena")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `trickarena` console script."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["run"]:
-        return cmd_run(argv[1:])
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     return client_cli.run(args.func, args)
 
 

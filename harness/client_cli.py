@@ -10,6 +10,7 @@
     trickarena league list [--game G] [--status S]
     trickarena league show ID | follow ID | join ID BOT | leave ID BOT | pause ID | resume ID | delete ID
     trickarena replay upload FILE        a replay `trickarena play` wrote, replayed into the API
+    trickarena replay view FILE          the same in the web viewer on loopback, no platform needed
 
 Where the API is: `--api URL`, else `$TRICKARENA_API`, else `api = "..."` in the config file
 (`$TRICKARENA_CONFIG`, default `~/.config/trickarena/config.toml`), else http://127.0.0.1:8000
@@ -26,22 +27,24 @@ import json
 import os
 import re
 import sys
+import textwrap
 import time
 import tomllib
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import requests
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from bots.sdk import SECRET_ENV, SECRET_FILE_ENV, SecretError, load_secret
 from games.registry import GAMES
-from harness import terminal
+from harness import replayview, terminal
 
 DEFAULT_API = "http://127.0.0.1:8000"
 API_ENV = "TRICKARENA_API"
@@ -190,8 +193,29 @@ def _console() -> Console:
     return out if out.is_terminal and out.width <= WIDTH else Console(width=WIDTH)
 
 
+# The API's times in Unix seconds (a bot's record); everything `--json` prints has ISO 8601 times.
+UNIX_TIME_FIELDS = frozenset({"created", "updated", "deleted", "owner_key_issued", "secret_issued"})
+
+
+def iso_times(data: Any) -> Any:
+    """`data` with every Unix time of `UNIX_TIME_FIELDS` as an ISO 8601 string (UTC), as the API's
+    tournaments and leagues already give theirs."""
+    if isinstance(data, dict):
+        return {
+            key: (
+                datetime.fromtimestamp(value, UTC).isoformat()
+                if key in UNIX_TIME_FIELDS and isinstance(value, int | float) and not isinstance(value, bool)
+                else iso_times(value)
+            )
+            for key, value in data.items()
+        }
+    if isinstance(data, list):
+        return [iso_times(item) for item in data]
+    return data
+
+
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2))
+    print(json.dumps(iso_times(data), indent=2))
 
 
 def _need_key(kind: str, ident: str) -> str:
@@ -327,7 +351,7 @@ def cmd_bot_check_registered(args: argparse.Namespace) -> int:
     for finding in report["findings"]:
         took = f"{finding['elapsed_ms']:>5.0f} ms" if "elapsed_ms" in finding else " " * 8
         line = f"{marks.get(finding['severity'], '?   ')} {took}  {finding['step']}: {finding['message']}"
-        print(line if len(line) <= WIDTH else line[: WIDTH - 3] + "...")
+        print("\n".join(textwrap.wrap(line, WIDTH, subsequent_indent=" " * 6)))
     verdict = "all good" if report["ok"] else "the bot is not ready"
     print(f"{report['errors']} problem(s), {report['warnings']} warning(s): {verdict}")
     return 0 if report["ok"] else 1
@@ -404,7 +428,10 @@ def cmd_bot_delete(args: argparse.Namespace) -> int:
     api = Api(api_url(args))
     ident = bot_id(api, args.bot_id)
     bot = api.call("DELETE", f"/bots/{ident}", key=_need_key("bot", ident))
-    print(json.dumps(bot) if args.json else f"deleted bot {bot['id']} ({bot['name']})")
+    if args.json:
+        _print_json(bot)
+    else:
+        print(f"deleted bot {bot['id']} ({bot['name']})")
     return 0
 
 
@@ -455,11 +482,11 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         "seats": args.seats,
         "entrants": entrants,
         "deals": args.deals,
-        "deadline_ms": args.deadline_ms,
-        "time_bank_ms": args.time_bank_ms,
         "owner_keys": _entrant_keys(entrants),
     }
     for name, value in (
+        ("deadline_ms", args.deadline_ms),
+        ("time_bank_ms", args.time_bank_ms),
         ("name", args.name),
         ("seed", args.seed),
         ("start_at", args.start_at),
@@ -476,13 +503,14 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
     print(f"created {_tournament_line(created)}")
     print(f"watch it: {api.base}/web/tournaments/{tid}")
     if args.follow:
-        return _follow_tournament(api, tid, args.timeout)
+        return _follow_tournament(api, tid, args.timeout, args.json)
     return 0
 
 
-def _standings_view(api: Api, info: dict[str, Any], names: dict[str, str]) -> Table:
+def _standings_view(api: Api, info: dict[str, Any], names: dict[str, str]) -> RenderableType:
+    """The standings table and each faulting bot's faults by reason in plain words (harness.terminal)."""
     doc = api.call("GET", f"/tournaments/{info['tournament_id']}/standings")
-    return terminal.standings_table(doc, names, terminal.standings_title(info))
+    return terminal.standings_view(doc, names, terminal.standings_title(info))
 
 
 def _show(
@@ -490,7 +518,7 @@ def _show(
     kind: str,
     ident: str,
     line: Callable[[dict[str, Any]], str],
-    table: Callable[[Api, dict[str, Any]], Table],
+    table: Callable[[Api, dict[str, Any]], RenderableType],
 ) -> int:
     """A tournament's or league's record and standings: one line and a table, or their JSON."""
     api = Api(api_url(args))
@@ -507,14 +535,14 @@ def _show(
 def cmd_tournament_show(args: argparse.Namespace) -> int:
     """getTournament and its standings."""
 
-    def table(api: Api, info: dict[str, Any]) -> Table:
+    def table(api: Api, info: dict[str, Any]) -> RenderableType:
         return _standings_view(api, info, _names(api, info["entrants"]))
 
     return _show(args, "tournament", args.tournament_id, _tournament_line, table)
 
 
 def _follow(
-    fetch: Callable[[], tuple[str, int, int, Table | None, bool]],
+    fetch: Callable[[], tuple[str, int, int, RenderableType | None, bool]],
     timeout_s: float | None,
     poll_s: float = 1.0,
 ) -> bool:
@@ -534,11 +562,13 @@ def _follow(
             time.sleep(poll_s)
 
 
-def _follow_tournament(api: Api, tid: str, timeout_s: float | None) -> int:
+def _follow_tournament(api: Api, tid: str, timeout_s: float | None, as_json: bool = False) -> int:
+    """Follow a tournament live; at the end, a summary in words (`harness.terminal.summary`: winner,
+    standings, faults with their reasons, the web page), or with `as_json` one JSON line."""
     names: dict[str, str] = {}
     final: dict[str, Any] = {}
 
-    def fetch() -> tuple[str, int, int, Table | None, bool]:
+    def fetch() -> tuple[str, int, int, RenderableType | None, bool]:
         info = api.call("GET", f"/tournaments/{tid}")
         final.update(info)
         if not names:
@@ -554,13 +584,17 @@ def _follow_tournament(api: Api, tid: str, timeout_s: float | None) -> int:
 
     _follow(fetch, timeout_s)
     # On its own line: the live display may leave the cursor after its last line.
-    print("\n" + json.dumps({"tournament_id": tid, "status": final.get("status")}))
+    if as_json:
+        print("\n" + json.dumps({"tournament_id": tid, "status": final.get("status")}))
+    else:
+        doc = api.call("GET", f"/tournaments/{tid}/standings")
+        print("\n" + "\n".join(terminal.summary(final, doc, names, f"{api.base}/web/tournaments/{tid}")))
     return 0 if final.get("status") == "finished" else 1
 
 
 def cmd_tournament_follow(args: argparse.Namespace) -> int:
     """Progress and live standings until the tournament ends; exit 0 when it finished."""
-    return _follow_tournament(Api(api_url(args)), args.tournament_id, args.timeout)
+    return _follow_tournament(Api(api_url(args)), args.tournament_id, args.timeout, args.json)
 
 
 def _print_listing(
@@ -608,7 +642,10 @@ def cmd_tournament_cancel(args: argparse.Namespace) -> int:
     """cancelTournament with the tournament's owner key."""
     tid = args.tournament_id
     info = Api(api_url(args)).call("POST", f"/tournaments/{tid}/cancel", key=_need_key("tournament", tid))
-    print(json.dumps(info) if args.json else _tournament_line(info))
+    if args.json:
+        _print_json(info)
+    else:
+        print(_tournament_line(info))
     return 0
 
 
@@ -647,12 +684,12 @@ def cmd_league_create(args: argparse.Namespace) -> int:
     body: dict[str, Any] = {
         "game": args.game,
         "seats": args.seats,
-        "name": args.name,
         "deals": args.deals,
-        "deadline_ms": args.deadline_ms,
-        "time_bank_ms": args.time_bank_ms,
     }
     for name, value in (
+        ("name", args.name),
+        ("deadline_ms", args.deadline_ms),
+        ("time_bank_ms", args.time_bank_ms),
         ("interval_s", args.interval_s),
         ("cron", args.cron),
         ("options", _options(args.options)),
@@ -670,10 +707,10 @@ def cmd_league_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _league_standings(api: Api, league: dict[str, Any]) -> Table:
+def _league_standings(api: Api, league: dict[str, Any]) -> RenderableType:
     doc = api.call("GET", f"/leagues/{league['league_id']}/standings")
     names = _names(api, [row["entrant"] for row in doc.get("rows", [])])
-    return terminal.standings_table(doc, names, f"{league['game']} — league standings")
+    return terminal.standings_view(doc, names, f"{league['game']} — league standings")
 
 
 def cmd_league_show(args: argparse.Namespace) -> int:
@@ -685,7 +722,7 @@ def cmd_league_follow(args: argparse.Namespace) -> int:
     """Rounds played and live standings, until --timeout (or Ctrl-C, or the league is deleted)."""
     api = Api(api_url(args))
 
-    def fetch() -> tuple[str, int, int, Table | None, bool]:
+    def fetch() -> tuple[str, int, int, RenderableType | None, bool]:
         league = api.call("GET", f"/leagues/{args.league_id}")
         rounds = league["rounds_total"]
         return (
@@ -705,7 +742,10 @@ def cmd_league_follow(args: argparse.Namespace) -> int:
 
 def _league_change(args: argparse.Namespace, method: str, path: str, body: Any, key: str) -> int:
     league = Api(api_url(args)).call(method, path, body, key=key)
-    print(json.dumps(league) if args.json else _league_line(league))
+    if args.json:
+        _print_json(league)
+    else:
+        print(_league_line(league))
     return 0
 
 
@@ -727,17 +767,30 @@ def cmd_league_delete(args: argparse.Namespace) -> int:
     return _league_change(args, "DELETE", f"/leagues/{lid}", None, _need_key("league", lid))
 
 
+def _member_key(ident: str, lid: str) -> str:
+    """The key that joins or takes out a league member: the bot's owner key if kept, else the
+    league's (which joins only a bot open to challenges)."""
+    key = owner_key("bot", ident) or owner_key("league", lid)
+    if key is None:
+        raise CliError(
+            "missing_owner_key",
+            f"no owner key for bot {ident} nor for league {lid}: set ${OWNER_KEY_ENV}, or run this where "
+            f"`trickarena bot add` or `trickarena league create` kept it ({keys_path()})",
+        )
+    return key
+
+
 def cmd_league_join(args: argparse.Namespace) -> int:
-    """joinLeague (the bot's owner key)."""
+    """joinLeague (the bot's owner key, or the league's for a bot open to challenges)."""
     ident = bot_id(Api(api_url(args)), args.bot_id)
-    key = _need_key("bot", ident)
+    key = _member_key(ident, args.league_id)
     return _league_change(args, "POST", f"/leagues/{args.league_id}/members", {"bot_id": ident}, key)
 
 
 def cmd_league_leave(args: argparse.Namespace) -> int:
-    """leaveLeague (the bot's owner key)."""
+    """leaveLeague (the bot's owner key, or the league's)."""
     ident = bot_id(Api(api_url(args)), args.bot_id)
-    key = _need_key("bot", ident)
+    key = _member_key(ident, args.league_id)
     return _league_change(args, "DELETE", f"/leagues/{args.league_id}/members/{ident}", None, key)
 
 
@@ -765,10 +818,28 @@ def cmd_replay_upload(args: argparse.Namespace) -> int:
     for action in actions:
         api.call("POST", f"/games/{gid}/moves", action["move"], key=tokens[action["seat"]])
     print(f"{api.base}/web/games/{gid}")
+    # The game rebuilt through the API has numbered seats; the file has the names, the author's
+    # seat and every decision's time and fault: the viewer's page opens the file itself.
+    print(
+        f"names, your seat, faults and answer times: open {args.file} on {api.base}/web/replay",
+        file=sys.stderr,
+    )
     return 0
 
 
 # --------------------------------------------------------------------------- the parser
+
+
+def subcommands(parser: argparse.ArgumentParser, dest: str) -> Any:
+    """The commands under `parser` (argparse's subparsers). Without one, `parser` names them
+    ("choose a command: create, list, ...") rather than argparse's "required: <dest>"."""
+    sub = parser.add_subparsers(dest=dest, metavar="COMMAND", title="commands", help="one of these:")
+
+    def choose(args: argparse.Namespace) -> int:
+        parser.error(f"choose a command: {', '.join(sub.choices)}")
+
+    parser.set_defaults(func=choose)
+    return sub
 
 
 def add_api_option(parser: argparse.ArgumentParser) -> None:
@@ -778,11 +849,12 @@ def add_api_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _match_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", required=True, choices=sorted(GAMES))
-    parser.add_argument("--seats", type=int, required=True)
-    parser.add_argument("--deals", type=int, default=1)
-    parser.add_argument("--deadline-ms", type=int, default=1000)
-    parser.add_argument("--time-bank-ms", type=int, default=5000)
+    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="the game")
+    parser.add_argument("--seats", type=int, required=True, help="seats per table")
+    parser.add_argument("--deals", type=int, default=1, help="deals per match (1)")
+    # Left out of the request unless given: the API's configured time policy (core.timing) applies.
+    parser.add_argument("--deadline-ms", type=int, default=None, help="per move (default: the API's)")
+    parser.add_argument("--time-bank-ms", type=int, default=None, help="per seat and match (the API's)")
     parser.add_argument("--options", default=None, help="game options as JSON, e.g. '{\"raids\": 1}'")
 
 
@@ -792,7 +864,7 @@ def _bot_command(
     """`bot NAME BOT` calling the API: its parser, with --api, --json and the bot's id or name."""
     command: argparse.ArgumentParser = bsub.add_parser(name, help=text)
     add_api_option(command)
-    command.add_argument("bot_id", help="bot id or name")
+    command.add_argument("bot_id", metavar="BOT", help="bot id or name")
     command.set_defaults(func=func)
     return command
 
@@ -801,15 +873,15 @@ def add_bot_commands(bsub: Any) -> None:
     """bot list | show | update | delete (`bot add` is wired by harness.cli, beside the Redis one)."""
     listing = bsub.add_parser("list", help="the registered bots")
     add_api_option(listing)
-    listing.add_argument("--game", default=None)
+    listing.add_argument("--game", default=None, help="only bots playing this game")
     listing.add_argument("--all", action="store_true", help="deleted bots too")
     listing.set_defaults(func=cmd_bot_list)
     _bot_command(bsub, "show", "one bot", cmd_bot_show)
     update = _bot_command(
         bsub, "update", "rename, move, change games or openness (owner key)", cmd_bot_update
     )
-    update.add_argument("--name", default=None)
-    update.add_argument("--url", default=None)
+    update.add_argument("--name", default=None, help="the new name")
+    update.add_argument("--url", default=None, help="the new URL (the platform checks it answers)")
     update.add_argument("--game", action="append", default=None, help="the new game list (repeat)")
     opened = update.add_mutually_exclusive_group()
     opened.add_argument("--open", dest="open", action="store_true", default=None, help="open to challenges")
@@ -858,37 +930,37 @@ def add_tournament_commands(tsub: Any) -> None:
     create.set_defaults(func=cmd_tournament_create)
     follow = tsub.add_parser("follow", help="progress and live standings until it ends")
     add_api_option(follow)
-    follow.add_argument("tournament_id")
-    follow.add_argument("--timeout", type=float, default=None)
+    follow.add_argument("tournament_id", metavar="TOURNAMENT_ID", help="the tournament's id")
+    follow.add_argument("--timeout", type=float, default=None, help="stop following after this many seconds")
     follow.set_defaults(func=cmd_tournament_follow)
     listing = tsub.add_parser("list", help="tournaments, newest first")
     add_api_option(listing)
-    listing.add_argument("--game", default=None)
+    listing.add_argument("--game", default=None, help="only this game's")
     listing.add_argument("--status", default=None, help="scheduled, running, finished or cancelled")
     listing.add_argument("--league", default=None, help="only this league's rounds")
     listing.add_argument("--limit", type=int, default=20, help="how many to show (20)")
     listing.set_defaults(func=cmd_tournament_list)
     cancel = tsub.add_parser("cancel", help="cancel a tournament (its owner key)")
     add_api_option(cancel)
-    cancel.add_argument("tournament_id")
+    cancel.add_argument("tournament_id", metavar="TOURNAMENT_ID", help="the tournament's id")
     cancel.set_defaults(func=cmd_tournament_cancel)
 
 
 def add_league_and_replay_commands(sub: Any) -> None:
     """`trickarena league ...` and `trickarena replay upload`."""
     league = sub.add_parser("league", help="leagues through the API")
-    lsub = league.add_subparsers(dest="lcommand", required=True)
+    lsub = subcommands(league, "lcommand")
     create = lsub.add_parser("create", help="create a league on a schedule")
     add_api_option(create)
     _match_options(create)
-    create.add_argument("--name", default="")
+    create.add_argument("--name", default=None, help="the league's name (default: the API's)")
     when = create.add_mutually_exclusive_group(required=True)
     when.add_argument("--interval-s", type=int, default=None, help="a round every this many seconds")
     when.add_argument("--cron", default=None, help="a round at these cron times")
     create.set_defaults(func=cmd_league_create)
     listing = lsub.add_parser("list", help="leagues, newest first")
     add_api_option(listing)
-    listing.add_argument("--game", default=None)
+    listing.add_argument("--game", default=None, help="only this game's")
     listing.add_argument("--status", default=None, help="active, paused or deleted (default: any)")
     listing.add_argument("--limit", type=int, default=20, help="how many to show (20)")
     listing.set_defaults(func=cmd_league_list)
@@ -901,25 +973,32 @@ def add_league_and_replay_commands(sub: Any) -> None:
     ):
         command = lsub.add_parser(name, help=text)
         add_api_option(command)
-        command.add_argument("league_id")
+        command.add_argument("league_id", metavar="LEAGUE_ID", help="the league's id")
         if name == "follow":
-            command.add_argument("--timeout", type=float, default=None)
+            command.add_argument(
+                "--timeout", type=float, default=None, help="stop following after this many seconds"
+            )
         command.set_defaults(func=func)
     for name, func, text in (
-        ("join", cmd_league_join, "enter a bot from the next round on (the bot's owner key)"),
-        ("leave", cmd_league_leave, "take a bot out (the bot's owner key)"),
+        (
+            "join",
+            cmd_league_join,
+            "enter a bot from the next round on (its owner key, or the league's if it is open)",
+        ),
+        ("leave", cmd_league_leave, "take a bot out (its owner key, or the league's)"),
     ):
         command = lsub.add_parser(name, help=text)
         add_api_option(command)
-        command.add_argument("league_id")
-        command.add_argument("bot_id", help="bot id or name")
+        command.add_argument("league_id", metavar="LEAGUE_ID", help="the league's id")
+        command.add_argument("bot_id", metavar="BOT", help="bot id or name")
         command.set_defaults(func=func)
     replay = sub.add_parser("replay", help="replays that `trickarena play` wrote")
-    rsub = replay.add_subparsers(dest="rcommand", required=True)
+    rsub = subcommands(replay, "rcommand")
     upload = rsub.add_parser("upload", help="replay a file into the API and print the viewer's URL")
     add_api_option(upload)
-    upload.add_argument("file")
+    upload.add_argument("file", metavar="FILE", help="a replay file `trickarena play` wrote")
     upload.set_defaults(func=cmd_replay_upload)
+    replayview.add_view_command(rsub)
 
 
 def use_redis(args: argparse.Namespace) -> bool:

@@ -94,6 +94,18 @@ def describe(reason: str) -> tuple[str, str]:
     return _WHAT.get(code, (f"faulted ({code})", "see the match's decisions"))
 
 
+def explain_counts(counts: Mapping[str, int]) -> list[str]:
+    """Faults counted by reason (or by bare code), most frequent first, each in plain words with its
+    advice: ``["96 timed out: is the bot slow, blocked, or answering after its deadline_ms?"]``."""
+    lines = []
+    for reason, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if n <= 0:
+            continue
+        what, advice = describe(reason)
+        lines.append(f"{n} {what}: {advice}")
+    return lines
+
+
 def fault_flag(calls: int, faults: int, reasons: Mapping[str, int]) -> dict[str, Any] | None:
     """The flag of a bot whose calls mostly faulted (over `FLAG_SHARE`), or None.
 

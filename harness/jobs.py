@@ -3,6 +3,8 @@
 - `run_match_job(tid, index)` — one match; retried by RQ (`Retry`) when the worker dies or the
   job raises; the runner resumes from the game saved in Redis and records the result once.
 - `start_tournament_job(tid)` — queues every match (used for tournaments that start later).
+- `feeder_sweep_job()` — the fair queue's periodic repair (`harness.queueing.sweep_feeder`).
+- `run_challenge_job(cid)` — one challenge (issue 28): its bot seats played, its people waited for.
 - `league_round_job(lid, n)` — one league round (idempotent round key) and the next one's
   scheduling with RQ's scheduler (`enqueue_at`).
 
@@ -11,29 +13,42 @@ thread of the worker process (a match spends almost all its time waiting on a bo
 one process drives many). Each job is still an ordinary RQ job: dequeued, registered as started
 with its own execution and heartbeat, finished, failed or retried by RQ's own methods
 (`prepare_execution`, `perform_job`, `maintain_heartbeats`); only where it runs changes. It also
-has two knobs the defaults make too slow for recovering killed workers: the grace added to the
+has three knobs the defaults make too slow for recovering killed workers: the grace added to the
 job heartbeat (RQ hard-codes 60 s, so an abandoned job is only noticed a minute after its worker
-died) and the maintenance interval (RQ: 10 minutes) at which abandoned jobs are found and retried.
+died), the maintenance interval (RQ: 10 minutes) at which abandoned jobs are found and retried,
+and -- through its queue class, `HarnessQueue` -- how long a job dequeued by a worker that died
+before registering it waits in RQ's intermediate queue (RQ hard-codes a minute): the same grace.
+
+It also keeps the worker's view of its own network (`harness.health.WorkerHealth`): a match
+abandoned because this worker could not reach bots that others reach is retried elsewhere with
+its retry given back (`restore_retry`, an RQ exception handler), and a tripped worker takes no
+job until a probe reaches one of those bots again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
 import threading
+from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
 import redis
 from rq.executions import Execution
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
 from rq.queue import Queue
 from rq.timeouts import TimerDeathPenalty
+from rq.utils import now
 from rq.worker import BaseWorker
 
 from core.telemetry import configure_logging, log_context
-from harness.queueing import enqueue_matches
+from harness.challenges import challenge_error, run_challenge
+from harness.health import PROBE_INTERVAL_S, WorkerHealth, WorkerUnreachable
+from harness.queueing import enqueue_matches, match_started, schedule_sweep, sweep_feeder
 from harness.runner import HarnessContext, run_match
 
 # Imported at the top (in the worker, not in each job): tournaments pulls in standings, ratings
@@ -65,6 +80,7 @@ def run_match_job(tid: str, index: int) -> dict[str, Any]:
     """RQ job: play or resume one match, then finish the tournament if it was the last."""
     ctx = _context()
     with log_context(match_id=f"{tid}:{index}", tournament_id=tid):  # on every log line of the match
+        match_started(ctx, tid, int(index))  # the fair queue's feeder: the tournament's next match
         outcome = run_match(ctx, tid, int(index))
         if outcome.status == "busy":
             raise MatchBusy(f"match {tid}:{index} is held by another runner")
@@ -79,8 +95,8 @@ def match_failed(job: Job, connection: Any, exc_type: type, value: BaseException
     tournament one result short forever. The error result counts towards completion and is
     left out of the standings.
     """
-    if job.retries_left:
-        return  # RQ retries it
+    if job.retries_left or issubclass(exc_type, WorkerUnreachable):
+        return  # RQ retries it (an infrastructure error always: `restore_retry`)
     tid, index = job.args[0], int(job.args[1])
     ctx = _context()
     record_match_error(ctx, tid, index, f"{getattr(exc_type, '__name__', 'Error')}: {value}")
@@ -95,6 +111,15 @@ def start_tournament_job(tid: str) -> int:
         return 0
     enqueue_matches(ctx, tid, range(record["total"]))
     return int(record["total"])
+
+
+def feeder_sweep_job() -> int:
+    """RQ job (scheduled): repair and top up the fair queue's feeder, then schedule the next sweep
+    while backlogs are left; the jobs queued."""
+    ctx = _context()
+    queued = sweep_feeder(ctx)
+    schedule_sweep(ctx, after_sweep=True)
+    return queued
 
 
 def league_round_job(lid: str, round_no: int) -> str | None:
@@ -129,6 +154,43 @@ def set_cpu_policy(policy: str) -> bool:
 
 # The grace RQ adds to every job heartbeat TTL (rq.worker.base.Worker.get_heartbeat_ttl).
 RQ_HEARTBEAT_GRACE_S = 60
+HEARTBEAT_GRACE_ENV = "TRICKARENA_HEARTBEAT_GRACE"
+
+
+def restore_retry(job: Job, exc_type: type, value: BaseException, traceback: Any) -> bool:
+    """RQ exception handler: an infrastructure error (`WorkerUnreachable`) does not use up one of
+    the match's retries -- RQ's retry that follows takes back the one given here. Runs after the
+    failure callback and before RQ decides on the retry, on the same job object."""
+    if issubclass(exc_type, WorkerUnreachable):
+        job.retries_left = (job.retries_left or 0) + 1
+    return True
+
+
+class GraceIntermediateQueue(IntermediateQueue):
+    """RQ's intermediate queue with our grace in place of its fixed minute: a job a dead worker had
+    dequeued but not registered is failed (and so retried) `grace_s` after maintenance first saw it."""
+
+    def __init__(self, queue_key: str, connection: redis.Redis, grace_s: int) -> None:
+        super().__init__(queue_key, connection)
+        self.grace_s = grace_s
+
+    def should_be_cleaned_up(self, job_id: str) -> bool:
+        """Stuck longer than the grace since maintenance first saw it."""
+        first_seen = self.get_first_seen(job_id)
+        return first_seen is not None and now() - first_seen > timedelta(seconds=self.grace_s)
+
+
+class HarnessQueue(Queue):
+    """The workers' queue class (RQ's `queue_class`): RQ's `Queue` whose intermediate queue is
+    rescued after `rescue_grace_s` (the worker's heartbeat grace) instead of a minute."""
+
+    rescue_grace_s = int(os.environ.get(HEARTBEAT_GRACE_ENV, "60"))
+
+    @property
+    def intermediate_queue(self) -> IntermediateQueue:
+        """The intermediate queue, with the grace."""
+        return GraceIntermediateQueue(self.key, self.connection, self.rescue_grace_s)
+
 
 # Jobs (matches) one worker process runs at once (docs/harness.md, Concurrency).
 DEFAULT_MAX_IN_FLIGHT = 64
@@ -166,7 +228,8 @@ class HarnessWorker(BaseWorker):
     """
 
     death_penalty_class = TimerDeathPenalty
-    heartbeat_grace_s = int(os.environ.get("TRICKARENA_HEARTBEAT_GRACE", "60"))
+    queue_class = HarnessQueue
+    heartbeat_grace_s = int(os.environ.get(HEARTBEAT_GRACE_ENV, "60"))
 
     def __init__(self, *args: Any, max_in_flight: int | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -177,6 +240,8 @@ class HarnessWorker(BaseWorker):
         self._slots = threading.Condition()
         self._stopping = threading.Event()
         self._cold = False
+        self.health: WorkerHealth | None = None
+        self.push_exc_handler(restore_retry)  # type: ignore[no-untyped-call]
 
     @property
     def in_flight(self) -> int:
@@ -201,6 +266,9 @@ class HarnessWorker(BaseWorker):
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         """RQ's start-up (registration, logging, pubsub), then the thread that keeps jobs alive."""
         super().bootstrap(*args, **kwargs)
+        ctx = _context()
+        self.health = ctx.health = WorkerHealth(ctx.store.client, ctx.store.prefix, self.name)
+        self.health.forget()  # a listing left by an earlier process of the same name
         threading.Thread(target=self._heartbeat_loop, name="rq-job-heartbeats", daemon=True).start()
 
     def dequeue_job_and_maintain_ttl(
@@ -210,9 +278,31 @@ class HarnessWorker(BaseWorker):
         with self._slots:
             while len(self._in_flight) >= self.max_in_flight and not self._stop_requested:
                 self._slots.wait(timeout=1.0)
+        self._wait_until_healthy()
         if self._stop_requested:
             return None
         return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+
+    def _wait_until_healthy(self) -> None:
+        """While this worker is tripped (`harness.health`): take no job, keep its registration
+        alive, and probe the bots it could not reach every `PROBE_INTERVAL_S`."""
+        health = self.health
+        if health is None:
+            return
+        ctx = _context()
+        while health.tripped and not self._stop_requested:
+            self.heartbeat()
+            if self._stopping.wait(PROBE_INTERVAL_S):
+                return
+            try:
+                health.probe(self._bot_target, ctx.policy)
+            except redis.RedisError as exc:
+                log.warning("health probe failed: %s", exc)
+
+    @staticmethod
+    def _bot_target(bot_id: str) -> tuple[str, str | None] | None:
+        record = _context().bot(bot_id)
+        return (record.url, record.secret) if record is not None else None
 
     def execute_job(self, job: Job, queue: Queue) -> None:
         """Register the job's execution and start it in a thread of its own; returns at once."""
@@ -264,4 +354,24 @@ class HarnessWorker(BaseWorker):
                     self._slots.wait(timeout=1.0)
         finally:
             self._stopping.set()
+            if self.health is not None:
+                with contextlib.suppress(redis.RedisError):
+                    self.health.forget()
             super().teardown()  # type: ignore[no-untyped-call]
+
+
+def run_challenge_job(cid: str) -> dict[str, Any]:
+    """RQ job: play (or resume) a challenge's bot seats to the end (harness.challenges)."""
+    ctx = _context()
+    with log_context(match_id=f"{cid}:0", challenge_id=cid):
+        outcome = run_challenge(ctx, cid)
+        if outcome.status == "busy":
+            raise MatchBusy(f"challenge {cid} is held by another runner")
+    return {"status": outcome.status}
+
+
+def challenge_failed(job: Job, connection: Any, exc_type: type, value: BaseException, traceback: Any) -> None:
+    """RQ failure callback: a challenge with no retries left is marked `error` (its slots freed)."""
+    if job.retries_left:
+        return
+    challenge_error(_context(), str(job.args[0]), f"{getattr(exc_type, '__name__', 'Error')}: {value}")

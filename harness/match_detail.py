@@ -24,9 +24,16 @@ from typing import Any
 
 from core import errors
 from core.bot_registry import BotRecord, owner_digest
-from harness.faults import fault_flag, fault_reason
+from harness.challenges import ChallengeNotFound, get_challenge
+from harness.faults import explain_counts, fault_flag, fault_reason
 from harness.runner import NOT_ASKED, HarnessContext
-from harness.tournaments import TournamentNotFound, is_published, league_owner, list_matches
+from harness.tournaments import (
+    TournamentNotFound,
+    is_published,
+    league_owner,
+    list_matches,
+    tournament_name,
+)
 
 
 class MatchNotFound(errors.ServiceError):
@@ -52,7 +59,8 @@ def _decision(index: int, raw: list[Any], seats: list[str]) -> dict[str, Any]:
     }
 
 
-def _seat_faults(decisions: list[dict[str, Any]], seats: int) -> list[dict[str, Any]]:
+def seat_faults(decisions: list[dict[str, Any]], seats: int) -> list[dict[str, Any]]:
+    """Each seat's calls, faults by code and by reason, and flag, from decisions (as `_decision`'s)."""
     out: list[dict[str, Any]] = [
         {"calls": 0, "total": 0, "by_code": {}, "by_reason": {}} for _ in range(seats)
     ]
@@ -74,6 +82,13 @@ def _seat_faults(decisions: list[dict[str, Any]], seats: int) -> list[dict[str, 
 def match_detail(ctx: HarnessContext, tid: str, index: int, key: str | None) -> dict[str, Any]:
     """The match `index` of tournament `tid`, its decisions' details as far as `key` may read them
     (module docstring); a key that owns neither a seat's bot nor the tournament is refused (403)."""
+    return _match_detail(ctx, tid, index, key)[0]
+
+
+def _match_detail(
+    ctx: HarnessContext, tid: str, index: int, key: str | None
+) -> tuple[dict[str, Any], set[str], dict[str, Any]]:
+    """`match_detail`, the seated bots `key` owns and the tournament's record."""
     record = ctx.store.tournament(tid)
     if record is None:
         raise TournamentNotFound(f"no tournament {tid!r}")
@@ -88,7 +103,7 @@ def match_detail(ctx: HarnessContext, tid: str, index: int, key: str | None) -> 
     withheld = not ended and not mine  # a live deal's decisions only to its seated bots' owners
     readable = set(bots) if tournament_owner and ended else mine
     decisions = [] if withheld else [_decision(i, r, seats) for i, r in enumerate(raw)]
-    faults = _seat_faults(decisions, len(seats))  # counted with the details, before any is hidden
+    faults = seat_faults(decisions, len(seats))  # counted with the details, before any is hidden
     for d in decisions:
         if d["bot_id"] not in readable:
             d["detail"] = None
@@ -109,7 +124,7 @@ def match_detail(ctx: HarnessContext, tid: str, index: int, key: str | None) -> 
         decisions=decisions,
         details_shown=sorted(readable),
     )
-    return match
+    return match, mine, record
 
 
 def _name(record: BotRecord | None, bot_id: str) -> str:
@@ -132,3 +147,143 @@ def _key_rights(
             "that key owns no bot of this match and not the tournament", code="not_owner"
         )
     return mine, tournament_owner
+
+
+# -- any game: its players (getGamePlayers) and a seat's view for its bot's owner (getGameSeatView)
+
+
+class NotMatchGame(errors.ServiceError):
+    """The game is not a tournament match's: no bot sits in it."""
+
+    status = 404
+    code = "not_a_match_game"
+
+
+class NoSuchSeat(errors.ServiceError):
+    """The game has no seat of that number."""
+
+    status = 404
+    code = "seat_not_found"
+
+
+def latency_summary(decisions: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """A seat's answer times: how many were timed, their mean, median and maximum in ms (null
+    without any)."""
+    times = sorted(d["latency_ms"] for d in decisions if d["seat"] == seat and d["latency_ms"] is not None)
+    if not times:
+        return {"timed": 0, "mean_ms": None, "median_ms": None, "max_ms": None}
+    return {
+        "timed": len(times),
+        "mean_ms": round(sum(times) / len(times)),
+        "median_ms": times[len(times) // 2],
+        "max_ms": times[-1],
+    }
+
+
+def game_players(ctx: HarnessContext, game_id: str, key: str | None) -> dict[str, Any]:
+    """Who plays game `game_id`: per seat its bot (id, name, version), whether `key` owns it
+    (``yours``), its faults with their reasons in plain words and its answer times -- for a
+    tournament match's game as `match_detail` shows them to `key` (withheld from others while the
+    tournament is live); a challenge's game its players' names (people and bots); a game of no match
+    has numbered seats only. A key that owns nothing here
+    reads what anyone reads. GameNotFound for an unknown game."""
+    stored = ctx.service.load(game_id, with_actions=False)
+    doc: dict[str, Any] = {
+        "game_id": game_id,
+        "game": stored.game,
+        "seats": stored.seats,
+        "version": stored.version,
+        "status": ctx.service.render_status(stored),
+        "sealed": stored.sealed,
+        "source": "game",
+        "tournament_id": None,
+        "tournament_name": None,
+        "match_index": None,
+        "withheld": False,
+        "decisions": [],
+        "details_shown": [],
+    }
+    where = ctx.store.game_match(game_id)
+    if where is not None and ctx.store.tournament(where[0]) is None:
+        # A challenge's game: its runner keeps the match's records under the challenge's id.
+        try:
+            challenge = get_challenge(ctx, where[0])
+        except ChallengeNotFound:
+            challenge = None
+        if challenge is not None:
+            doc["players"] = [player_entry(p["seat"], p["bot_id"], p["name"]) for p in challenge["players"]]
+            return doc
+        where = None
+    if where is None:
+        doc["players"] = [player_entry(s, None, f"Seat {s}") for s in range(stored.seats)]
+        return doc
+    tid, index = where
+    try:
+        match, mine, record = _match_detail(ctx, tid, index, key)
+    except errors.InvalidToken:
+        match, mine, record = _match_detail(ctx, tid, index, None)
+    doc.update(
+        source="tournament",
+        tournament_id=tid,
+        tournament_name=tournament_name(tid, record["spec"]),
+        match_index=index,
+        withheld=match["withheld"],
+        decisions=match["decisions"],
+        details_shown=match["details_shown"],
+    )
+    doc["players"] = [
+        player_entry(
+            seat["seat"],
+            seat["bot_id"],
+            seat["name"],
+            version=seat["version"],
+            yours=seat["bot_id"] in mine,
+            faults=seat["faults"],
+            latency=None if match["withheld"] else latency_summary(match["decisions"], seat["seat"]),
+        )
+        for seat in match["seats"]
+    ]
+    return doc
+
+
+def player_entry(
+    seat: int,
+    bot_id: str | None,
+    name: str,
+    *,
+    version: str | None = None,
+    yours: bool = False,
+    faults: dict[str, Any] | None = None,
+    latency: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One seat of getGamePlayers's `players`."""
+    return {
+        "seat": seat,
+        "bot_id": bot_id,
+        "name": name,
+        "version": version,
+        "yours": yours,
+        "faults": faults,
+        "reasons": None if faults is None else explain_counts(faults["by_reason"]),
+        "latency": latency,
+    }
+
+
+def check_seat_owner(ctx: HarnessContext, game_id: str, seat: int, key: str) -> None:
+    """Pass when `key` owns the bot seated at `seat` of match game `game_id`: that owner may read
+    the seat's view (what the bot itself is sent, no more) at any time. GameNotFound, NoSuchSeat,
+    NotMatchGame (404) or InvalidToken ``not_owner`` (403) otherwise."""
+    stored = ctx.service.load(game_id, with_actions=False)
+    if not 0 <= seat < stored.seats:
+        raise NoSuchSeat(f"game {game_id} has seats 0 to {stored.seats - 1}", details={"seats": stored.seats})
+    where = ctx.store.game_match(game_id)
+    if where is None:
+        raise NotMatchGame(f"game {game_id} is not a tournament match's: use its seat token")
+    tid, index = where
+    record = ctx.store.tournament(tid)
+    if record is None:
+        raise TournamentNotFound(f"no tournament {tid!r}")
+    bot_id = list_matches(ctx, tid, index, 1, record=record)[0]["seats"][seat]
+    bot = ctx.bot(bot_id)
+    if bot is None or not hmac.compare_digest(bot.owner, owner_digest(key)):
+        raise errors.InvalidToken(f"that key does not own the bot in seat {seat}", code="not_owner")

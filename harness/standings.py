@@ -14,7 +14,8 @@ hands). A win is a seat among the winners; a *shared* win is such a seat when se
 
 Two ways to the same numbers:
 
-- `Tally` folds results in one at a time, in match-index order, into per-scope *sections* of
+- `Tally` folds results in one at a time, in match-index order (past a stuck match, provisionally
+  out of order: docs/harness.md, Standings), into per-scope *sections* of
   plain JSON (a row per bot, a cell per pair, a composition, a deal's cooperative chain, a bot's
   deal clusters and rating history); a caller loads only the fields a batch touches
   (`Tally.needs`), applies the batch and writes back `Tally.dirty`. `page` and `statistics` read
@@ -64,21 +65,28 @@ def _interval(ci: tuple[float, float] | None) -> list[float] | None:
     return [ci[0], ci[1]] if ci is not None else None
 
 
+def _fault_row() -> dict[str, Any]:
+    return {"total": 0, "by_code": {}, "by_reason": {}, "unrated_matches": 0}
+
+
 def fault_table(results: Sequence[Mapping[str, Any]], entrants: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Per entrant: total faults, faults by code, and matches left unrated for it."""
-    table: dict[str, dict[str, Any]] = {
-        e: {"total": 0, "by_code": {}, "unrated_matches": 0} for e in entrants
-    }
+    """Per entrant: total faults, faults by code and by reason (`harness.faults`), and matches left
+    unrated for it."""
+    table: dict[str, dict[str, Any]] = {e: _fault_row() for e in entrants}
     for res in results:
         unrated_bots = {res["seats"][s] for s in res.get("unrated", ())}
         for bot in unrated_bots:
-            table.setdefault(bot, {"total": 0, "by_code": {}, "unrated_matches": 0})["unrated_matches"] += 1
+            table.setdefault(bot, _fault_row())["unrated_matches"] += 1
         codes_per_seat = res.get("fault_codes") or [{} for _ in res["seats"]]
+        # Results from before the decision records carry no reasons (as `count_calls`).
+        reasons_per_seat = (res.get("reasons") if res.get("calls") else None) or [{} for _ in res["seats"]]
         for seat, bot in enumerate(res["seats"]):
-            row = table.setdefault(bot, {"total": 0, "by_code": {}, "unrated_matches": 0})
+            row = table.setdefault(bot, _fault_row())
             row["total"] += int(res.get("faults", [0] * len(res["seats"]))[seat])
             for code, n in codes_per_seat[seat].items():
                 row["by_code"][code] = row["by_code"].get(code, 0) + int(n)
+            for reason, n in reasons_per_seat[seat].items():
+                add_reason(row["by_reason"], reason, int(n))
     return table
 
 
@@ -709,7 +717,12 @@ def row_flag(row: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def fault_entry(row: Mapping[str, Any]) -> dict[str, Any]:
     """A bot's line of the fault table."""
-    return {"total": int(row["f"]), "by_code": dict(row["by"]), "unrated_matches": int(row["um"])}
+    return {
+        "total": int(row["f"]),
+        "by_code": dict(row["by"]),
+        "by_reason": dict(row.get("rs") or {}),
+        "unrated_matches": int(row["um"]),
+    }
 
 
 def pair_cell(cell: Sequence[float] | None, cooperative: bool) -> dict[str, Any]:

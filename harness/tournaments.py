@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from croniter import (  # type: ignore[import-untyped]
 
 from core import errors
 from core.bot_registry import BotDeleted, BotNotFound, BotRecord, owner_digest
+from core.timing import DEFAULT as TIMING
 from games.base import GameError
 from games.registry import get_game
 from harness import queueing
@@ -37,14 +39,17 @@ from harness.scheduling import (
     DEFAULT_MAX_TABLES,
     ScheduleError,
     derive_seed,
-    fit_budget,
     make_table_plan,
     pair_coverage,
     resolve_pairing,
+    round_matches,
+    round_plan,
+    round_tables,
     schedule_size,
     schedule_tables,
 )
 from harness.standings import (
+    SECTIONS,
     Tally,
     composition_row,
     deal_key,
@@ -62,6 +67,8 @@ from harness.standings import (
 from harness.store import loads_many
 
 MAX_MATCHES = 20000
+# How long a finished tournament of its own is kept, its games with it (docs/operations.md, Limits).
+RETENTION_S = 90 * 86400
 # The shortest time between two rounds of a league (an interval, or two cron firings), and the
 # most members a league takes; both overridable per process (docs/operations.md, Limits). Past
 # 64 members a league round pairs by rating (`pairing` auto), so its size grows linearly.
@@ -78,6 +85,11 @@ CANCEL_GRACE_S = 3.0
 # many by a standings read (a worker folds in the rest); a page's largest and default size.
 STANDINGS_BATCH = 200
 READ_CATCH_UP = 64
+# A match missing while later results are recorded holds them back this long at most; then they
+# are folded in ahead of it (provisional ratings, rebuilt in index order at the end). At most
+# AHEAD_MAX results are folded ahead of the first missing one.
+GAP_WAIT_S = 10.0
+AHEAD_MAX = 1000
 STANDINGS_PAGE_MAX = 64
 STANDINGS_PAGE_DEFAULT = 25  # the API's and the web pages' (a 64-row page's matrix is 4,032 cells)
 MATCH_PAGE_MAX = 500  # listTournamentMatches: matches per page
@@ -209,8 +221,8 @@ def create_tournament(
     seats: int,
     entrants: list[str],
     deals: int = 1,
-    deadline_ms: int = 1000,
-    time_bank_ms: int = 5000,
+    deadline_ms: int = TIMING.deadline_ms,
+    time_bank_ms: int = TIMING.time_bank_ms,
     start_at: datetime | None = None,
     seed: int | None = None,
     options: dict[str, Any] | None = None,
@@ -261,12 +273,17 @@ def create_tournament(
     try:
         pairing = resolve_pairing(pairing, len(entrants))
         if fit_to_budget:
-            max_tables, appearances = fit_budget(
-                len(entrants), seats, deals, cooperative, max_tables, budget, pairing, appearances
+            # A league round (docs/harness.md, Budget): as many tables as the budget allows,
+            # growing with the field, every member within one table of the others.
+            max_tables = round_tables(
+                len(entrants), seats, deals, cooperative, max_tables, budget, appearances
             )
     except ScheduleError as exc:
         raise _invalid(str(exc), code="schedule_too_large") from None
-    size = schedule_size(len(entrants), seats, deals, cooperative, max_tables, pairing, appearances)
+    if fit_to_budget:
+        size = round_matches(len(entrants), seats, deals, cooperative, max_tables)
+    else:
+        size = schedule_size(len(entrants), seats, deals, cooperative, max_tables, pairing, appearances)
     if size > budget:
         raise _invalid(f"the schedule would have {size} matches, over {budget}", code="schedule_too_large")
     _check_options(game, seats, options)
@@ -275,7 +292,11 @@ def create_tournament(
     seed = seed if seed is not None else secrets.randbits(53)
     try:
         ranked = _ranked(entrants, prior or {}, seed) if pairing == "rating" else entrants
-        tables = make_table_plan(ranked, seats, seed, cooperative, max_tables, pairing, appearances)
+        if fit_to_budget:
+            rotation = (derive_seed(0, "rotation", league["league_id"] if league else ""), _round_no(league))
+            tables = round_plan(ranked, seats, seed, cooperative, max_tables, pairing, rotation)
+        else:
+            tables = make_table_plan(ranked, seats, seed, cooperative, max_tables, pairing, appearances)
         matches = schedule_tables(tables, deals, seed)
     except ScheduleError as exc:
         raise _invalid(str(exc), code=exc.code) from None
@@ -321,6 +342,11 @@ def create_tournament(
         else:
             queueing.enqueue_matches(ctx, tid, range(len(matches)))
     return {**get_tournament(ctx, tid), "owner_key": owner_key}
+
+
+def _round_no(league: dict[str, Any] | None) -> int:
+    """The round number of a league round (1 for a budget-fitted tournament outside a league)."""
+    return int(league["round"]) if league else 1
 
 
 def default_name(game: str, kind: str, ident: str) -> str:
@@ -550,8 +576,9 @@ def _fold(
 
     `step(live)` names the next batch from the scope's cursor. Each batch is one optimistic
     transaction on ``<scope>:live`` (a concurrent folder makes it retry) that reads only the
-    fields its results touch. A tournament's fold (`spec` given) also writes each result into its
-    bots' own indexes (`HarnessStore.index_bot_results`) in the same transaction: once per result.
+    fields its results touch. A tournament's fold (`spec` given) also marks each result due in its
+    bots' own indexes in the same transaction (`HarnessStore.queue_bot_index`, once per result),
+    and writes them after it (`HarnessStore.index_bots`: other hash slots; idempotent).
     """
     store = ctx.store
     live_key = store.scope_key(scope, "live")
@@ -596,14 +623,17 @@ def _fold(
                     pipe.zadd(store.scope_key(scope, "index"), added)
                 if batch.close and batch.close_deals:
                     pipe.hdel(store.scope_key(scope, "deals"), *sorted(batch.close_deals))
-                if spec is not None and batch.results:
-                    store.index_bot_results(pipe, scope[2:], spec, batch.results, time.time_ns() // 1000)
+                if spec is not None and batch.results and not live.get("rebuild"):
+                    # Once per result: a rebuild (`_rebuild_if_gapped`) folds them in again, unindexed.
+                    store.queue_bot_index(pipe, scope[2:], batch.results, time.time_ns() // 1000)
                 closing = {"closed": 1} if batch.close and scope.startswith("t:") else {}
                 update: dict[Any, Any] = {**batch.cursor, **tally.counters, **closing}
                 pipe.hset(live_key, mapping=update)
                 pipe.execute()
             except redis.WatchError:
                 continue
+        if spec is not None:
+            store.index_bots(scope[2:], spec)
         folded += len(batch.results)
         if not batch.more:
             return folded
@@ -625,27 +655,92 @@ def _fold_tournament(ctx: HarnessContext, tid: str, record: dict[str, Any], budg
         if live.get("closed") or left[0] <= 0:
             return None
         n = int(live.get("n", 0))
+        ahead = {int(i) for i in live.get("ahead", "").split(",") if i}
         size = min(STANDINGS_BATCH, left[0])
-        found = ctx.store.results_at(tid, list(range(n, min(total, n + size))))
+        indices = list(range(n, min(total, n + size)))
+        found = ctx.store.results_at(tid, indices)
         results: list[dict[str, Any]] = []
-        for res in found:
+        reach = n  # everything below it is folded in
+        for index, res in zip(indices, found, strict=True):
+            if index in ahead:
+                reach = index + 1
+                continue
             if res is None:
                 break
             results.append(res)
-        if n + len(results) >= total:
-            return _Batch(results, {"n": total}, close=True, close_deals=all_deals)
-        if results:
-            left[0] -= len(results)
-            return _Batch(results, {"n": n + len(results)}, more=len(results) == size)
-        if not _tournament_ended(record):
+            reach = index + 1
+        still_ahead = ",".join(str(i) for i in sorted(ahead) if i >= reach)
+        if reach >= total:
+            return _Batch(results, {"n": total, "ahead": ""}, close=True, close_deals=all_deals)
+        if reach > n:
+            left[0] -= max(1, len(results))
+            return _Batch(results, {"n": reach, "ahead": still_ahead}, more=reach - n == size)
+        if _tournament_ended(record):
+            # Cancelled and stopped: the matches never played leave gaps; fold in what was recorded.
+            rest = [
+                r
+                for i, r in zip(
+                    range(n, total), ctx.store.results_at(tid, list(range(n, total))), strict=True
+                )
+                if r is not None and i not in ahead
+            ]
+            return _Batch(rest, {"n": total, "ahead": ""}, close=True, close_deals=all_deals)
+        # Match `n` is missing: the results recorded after it wait for it at most GAP_WAIT_S.
+        later = [r for i, r in zip(indices, found, strict=True) if r is not None and i not in ahead]
+        later = later[: max(0, AHEAD_MAX - len(ahead))]
+        if not later:
             return None
-        # Cancelled and stopped: the matches never played leave gaps; fold in what was recorded.
-        rest = [r for r in ctx.store.results_at(tid, list(range(n, total))) if r is not None]
-        return _Batch(rest, {"n": total}, close=True, close_deals=all_deals)
+        gap, _, since = live.get("gap", "").partition(":")
+        now = time.time()
+        if gap != str(n):
+            return _Batch([], {"gap": f"{n}:{now:.3f}"})  # the wait starts now
+        if now - float(since) < GAP_WAIT_S:
+            return None
+        left[0] -= len(later)
+        folded_ahead = sorted(ahead | {int(r["index"]) for r in later})
+        cursor = {"ahead": ",".join(str(i) for i in folded_ahead), "gapped": 1}
+        return _Batch(later, cursor)
 
     # New tournaments have a row per entrant from the start; older ones kept the prior in the spec.
     prior = {b: Rating(mu, sigma) for b, (mu, sigma) in (spec.get("prior") or {}).items()}
-    return _fold(ctx, f"t:{tid}", bool(spec["cooperative"]), step, prior, spec)
+    ctx.store.index_bots(tid, spec)  # what a fold that died after its transaction left due
+    folded = _fold(ctx, f"t:{tid}", bool(spec["cooperative"]), step, prior, spec)
+    if _rebuild_if_gapped(ctx, tid, record):
+        folded += _fold(ctx, f"t:{tid}", bool(spec["cooperative"]), step, prior, spec)
+    return folded
+
+
+def _rebuild_if_gapped(ctx: HarnessContext, tid: str, record: dict[str, Any]) -> bool:
+    """Once a tournament whose results were folded in out of order (past a stuck match: `gapped`)
+    is closed, start its standings again from the rows it was created with, so that a fold in
+    index order makes them exact (equal to `compute_standings`); True if this call reset them.
+
+    One optimistic transaction: of concurrent callers one resets. The results' per-bot indexes
+    are not written again (``rebuild`` in the cursor)."""
+    store = ctx.store
+    scope = f"t:{tid}"
+    live_key = store.scope_key(scope, "live")
+    spec = record["spec"]
+    with store.client.pipeline(transaction=True) as pipe:
+        try:
+            pipe.watch(live_key)  # type: ignore[no-untyped-call]
+            live = cast(dict[bytes, bytes], pipe.hgetall(live_key))
+            if not (live.get(b"closed") and live.get(b"gapped")):
+                return False
+            stored_prior = cast(dict[bytes, bytes], pipe.hgetall(store.scope_key(scope, "prior")))
+            prior = {k.decode(): Rating(*json.loads(v)) for k, v in stored_prior.items()}
+            starting = {e: prior.get(e, Rating()) for e in spec["entrants"]}
+            pipe.multi()
+            pipe.delete(
+                *(store.scope_key(scope, section) for section in (*SECTIONS, "compz", "index", "live"))
+            )
+            rows = {e: new_row(r) for e, r in starting.items()}
+            store.seed_rows(pipe, scope, rows, [rank_member(e, row) for e, row in rows.items()])
+            pipe.hset(live_key, mapping={"rebuild": 1})
+            pipe.execute()
+        except redis.WatchError:
+            return False
+    return True
 
 
 def _fold_league(ctx: HarnessContext, lid: str, cooperative: bool, budget: int | None = None) -> int:
@@ -703,7 +798,9 @@ def update_standings(ctx: HarnessContext, tid: str, record: dict[str, Any] | Non
         return 0
     folded = 0
     live = ctx.store.live(f"t:{tid}")
-    if not live.get("closed") and (int(live.get("n", 0)) < record["completed"] or _tournament_ended(record)):
+    if live.get("closed"):
+        ctx.store.index_bots(tid, record["spec"])  # what a last fold that died after its transaction left due
+    elif int(live.get("n", 0)) < record["completed"] or _tournament_ended(record):
         folded = _fold_tournament(ctx, tid, record)
         if folded and record["completed"] < record["total"]:
             request_statistics(ctx, f"t:{tid}")
@@ -821,10 +918,16 @@ class _Snapshot:
     legacy: bool
 
 
-# A page of the ranking with its rows. KEYS index, rows; ARGV first, last rank. Returns the
-# number of rows, then (member, row JSON) per row of the page.
-_PAGE_LUA = """
-local out = {redis.call('ZCARD', KEYS[1])}
+# The snapshot of a standings read (`_Snapshot`), in one script (one slot: the scope's, which a
+# tournament's record shares). KEYS: index, rows, live, then the tournament's hash and its legacy
+# standings (a tournament only). ARGV: first, last rank. Returns the live hash (flat), the record
+# (flat; empty for a league), legacy (0/1), the number of rows, then (member, row JSON) per row.
+_SNAPSHOT_LUA = """
+local out = {redis.call('HGETALL', KEYS[3]), {}, 0, redis.call('ZCARD', KEYS[1])}
+if #KEYS > 3 then
+  out[2] = redis.call('HGETALL', KEYS[4])
+  out[3] = redis.call('EXISTS', KEYS[5])
+end
 for _, member in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])) do
   out[#out + 1] = member
   out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(member, 34)) or ''
@@ -833,26 +936,22 @@ return out
 """
 
 
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    return dict(zip(flat[0::2], flat[1::2], strict=True))
+
+
 def _snapshot(ctx: HarnessContext, scope: str, offset: int, limit: int, tid: str | None = None) -> _Snapshot:
     store = ctx.store
-    pipe = store.client.pipeline(transaction=True)
-    pipe.hgetall(store.key_for("tournament", tid or "-"))
-    pipe.hgetall(store.scope_key(scope, "live"))
-    pipe.eval(
-        _PAGE_LUA,
-        2,
-        store.scope_key(scope, "index"),
-        store.scope_key(scope, "rows"),
-        offset,
-        offset + limit - 1,
-    )
-    pipe.exists(store.key_for("standings", tid or "-"))
-    record_raw, live_raw, (total, *flat), legacy = pipe.execute()
+    keys = [store.scope_key(scope, s) for s in ("index", "rows", "live")]
+    if tid:
+        keys += [store.key_for("tournament", tid), store.key_for("standings", tid)]
+    reply = store.client.eval(_SNAPSHOT_LUA, len(keys), *keys, offset, offset + limit - 1)
+    live_raw, record_raw, legacy, total, *flat = cast(list[Any], reply)
     rows = loads_many([r or None for r in flat[1::2]])
     page = [(member_entrant(m.decode()), r) for m, r in zip(flat[0::2], rows, strict=True) if r is not None]
     return _Snapshot(
-        store.parse_tournament(tid, record_raw) if tid else None,
-        {k.decode(): v.decode() for k, v in live_raw.items()},
+        store.parse_tournament(tid, _pairs(record_raw)) if tid else None,
+        {k.decode(): v.decode() for k, v in _pairs(live_raw).items()},
         page,
         int(total),
         bool(legacy),
@@ -886,10 +985,10 @@ def _standings_page(
     pipe = store.client.pipeline(transaction=False)
     pipe.hmget(store.scope_key(scope, "stats"), ["as_of", *bots])
     pipe.hmget(store.scope_key(scope, "pairs"), [*pair_keys, "-"])
-    if cooperative:
-        keys = [store.scope_key(scope, s) for s in ("compz", "comps", "stats")]
-        pipe.eval(_COMPOSITIONS_LUA, 3, *keys, offset, offset + limit - 1)
     answers = pipe.execute()
+    if cooperative:  # a script: not in a pipeline, which a cluster client cannot run scripts in
+        keys = [store.scope_key(scope, s) for s in ("compz", "comps", "stats")]
+        answers.append(store.client.eval(_COMPOSITIONS_LUA, 3, *keys, offset, offset + limit - 1))
     stat_raw = answers[0]
     as_of = int(stat_raw[0]) if stat_raw[0] is not None else None
     stats = {b: v for b, v in zip(bots, loads_many(stat_raw[1:]), strict=True) if v is not None}
@@ -1081,8 +1180,34 @@ def finalize_if_complete(ctx: HarnessContext, tid: str) -> bool:
         return False
     compute_statistics(ctx, f"t:{tid}")  # the final intervals, once
     finished = ctx.store.set_status(tid, "finished", only_from=("scheduled", "running"))
-    publish_if_due(ctx, tid, _record(ctx, tid))
+    final = _record(ctx, tid)
+    publish_if_due(ctx, tid, final)
+    if finished:
+        retain(ctx, tid, final)
     return finished
+
+
+def retention_s() -> int:
+    """Seconds a finished tournament of its own is kept: $TRICKARENA_TOURNAMENT_RETENTION_S, or
+    `RETENTION_S`; 0 keeps it for ever."""
+    return int(os.environ.get("TRICKARENA_TOURNAMENT_RETENTION_S", "") or RETENTION_S)
+
+
+def retain(ctx: HarnessContext, tid: str, record: dict[str, Any]) -> bool:
+    """Give every key of a finished tournament of its own -- its record, matches, results,
+    decision records, standings, the bots' per-tournament indexes and its games -- one expiry,
+    `retention_s()` after it finished: it stays visible, replays included, until then, and then
+    goes whole (listings skip it). League rounds are kept (their league folds them). True if set."""
+    ttl = retention_s()
+    if ttl <= 0 or record["spec"].get("league"):
+        return False
+    until = int(float(record.get("finished_at") or time.time())) + ttl
+    repository = ctx.service.repository
+    games = ctx.store.match_game_ids(tid, int(record["total"])).values()
+    game_keys = [repository.key_for(kind, g) for g in games for kind in ("game", "events", "actions")]
+    game_keys += [ctx.store.key_for("game_match", g) for g in games]
+    ctx.store.expire_tournament(tid, int(record["total"]), list(record["spec"]["entrants"]), game_keys, until)
+    return True
 
 
 def league_owner(ctx: HarnessContext, record: dict[str, Any]) -> str:
@@ -1129,10 +1254,23 @@ def parse_schedule(
             )
         return {"interval_s": int(interval_s)}
     assert cron is not None
-    if not croniter.is_valid(cron):
+    if not re.fullmatch(CRON_PATTERN, cron) or not croniter.is_valid(cron):
         raise _invalid(f"not a valid cron expression: {cron!r}", code="invalid_schedule")
     check_cron_spacing(cron, min_interval_s)
     return {"cron": cron}
+
+
+def _cron_field(value: str) -> str:
+    item = rf"(\*|({value})(-({value}))?)(/[1-9][0-9]{{0,2}})?"
+    return rf"{item}(,{item})*"
+
+
+# The cron syntax a league takes (openapi.yaml states it as `cron`'s pattern; the server refuses
+# anything else, croniter's extensions included): five numeric fields (minute, hour, day of month,
+# month, day of week 0-7), each a comma list of `*` or `N` or `N-M`, each with an optional `/step`,
+# and optionally croniter's sixth field, the second. Every string it matches croniter parses.
+CRON_FIELDS = [r"[1-5]?[0-9]", r"1?[0-9]|2[0-3]", r"[1-9]|[12][0-9]|3[01]", r"[1-9]|1[0-2]", r"[0-7]"]
+CRON_PATTERN = "^" + " ".join(_cron_field(v) for v in CRON_FIELDS) + f"( {_cron_field(CRON_FIELDS[0])})?$"
 
 
 def check_cron_spacing(cron: str, min_interval_s: int, now: datetime | None = None) -> None:
@@ -1169,8 +1307,8 @@ def create_league(
     interval_s: int | None = None,
     cron: str | None = None,
     deals: int = 1,
-    deadline_ms: int = 1000,
-    time_bank_ms: int = 5000,
+    deadline_ms: int = TIMING.deadline_ms,
+    time_bank_ms: int = TIMING.time_bank_ms,
     options: dict[str, Any] | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
     name: str | None = None,
@@ -1206,7 +1344,8 @@ def create_league(
     first = next_time(schedule, datetime.now(UTC))
     owner_key = secrets.token_urlsafe(24)
     digest, now = owner_digest(owner_key), time.time()
-    with ctx.store.client.pipeline(transaction=True) as pipe:
+    # The league's record, then its listings (other hash slots; ZADD: idempotent).
+    with ctx.store.client.pipeline(transaction=False) as pipe:
         pipe.hset(
             ctx.store.key_for("league", lid),
             mapping={
@@ -1229,11 +1368,18 @@ def create_league(
 LEAGUE_STATUSES = ("active", "paused", "deleted")
 
 
+def _owns_league(league: dict[str, Any], owner_key: str | None) -> bool:
+    """Whether `owner_key` is the league's owner key."""
+    if not owner_key:
+        return False
+    return hmac.compare_digest(league.get("owner", ""), owner_digest(owner_key))
+
+
 def _authorize_league(ctx: HarnessContext, lid: str, owner_key: str | None) -> dict[str, Any]:
     league = _league(ctx, lid)
     if not owner_key:
         raise errors.MissingToken("this needs the league's owner key as a Bearer token")
-    if not hmac.compare_digest(league.get("owner", ""), owner_digest(owner_key)):
+    if not _owns_league(league, owner_key):
         raise errors.InvalidToken("that is not this league's owner key", code="not_owner")
     if league["status"] == "deleted":
         raise errors.Conflict("the league was deleted", code="league_deleted")
@@ -1432,15 +1578,28 @@ def league_overview(ctx: HarnessContext, lid: str, rounds: int = 20) -> dict[str
 
 
 def join_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
-    """Add a bot (its owner key required) to the league's members."""
-    spec = _league(ctx, lid)["spec"]
-    ctx.bots.authorize(bot_id, owner_key)
+    """Add a bot to the league's members: with the bot's owner key, or with the league's owner key
+    when the bot may be entered without its key (open to challenges: the rule of a tournament's
+    entrants, `check_entrants_may_enter`). A bot added so is a *guest*: it plays a round only while
+    it is still open (`run_league_round`), so its owner's flag takes it out of every such league."""
+    league = _league(ctx, lid)
+    spec = league["spec"]
+    guest = _owns_league(league, owner_key)
+    if guest:
+        check_entrants_may_enter(ctx, [bot_id], [])
+    else:
+        ctx.bots.authorize(bot_id, owner_key)
     _check_game(ctx, spec["game"], spec["seats"], [bot_id])
     members_key = ctx.store.key_for("members", lid)
     cap = int(spec.get("max_members", MAX_LEAGUE_MEMBERS))
     if not ctx.store.client.hexists(members_key, bot_id) and ctx.store.client.hlen(members_key) >= cap:
         raise errors.Conflict(f"the league is full ({cap} members)", code="league_full", details={"max": cap})
-    ctx.store.client.hsetnx(members_key, bot_id, time.time())
+    added = ctx.store.client.hsetnx(members_key, bot_id, time.time())
+    guests_key = ctx.store.key_for("guests", lid)
+    if not guest:
+        ctx.store.client.srem(guests_key, bot_id)  # its owner joined it: a member like any other
+    elif added:
+        ctx.store.client.sadd(guests_key, bot_id)
     # A member is in the league's standings from now on (games or not), as before its first round.
     fresh = new_row(Rating())
     keys = [ctx.store.scope_key(f"l:{lid}", s) for s in ("rows", "index")]
@@ -1457,11 +1616,12 @@ return 1
 
 
 def leave_league(ctx: HarnessContext, lid: str, bot_id: str, owner_key: str | None) -> dict[str, Any]:
-    """Remove a bot (its owner key required); its past results stay in earlier rounds."""
-    _league(ctx, lid)
-    ctx.bots.authorize(bot_id, owner_key)
+    """Remove a bot (its owner key, or the league's); its past results stay in earlier rounds."""
+    if not _owns_league(_league(ctx, lid), owner_key):
+        ctx.bots.authorize(bot_id, owner_key)
     if not ctx.store.client.hdel(ctx.store.key_for("members", lid), bot_id):
         raise errors.Conflict(f"bot {bot_id!r} is not a member", code="not_a_member")
+    ctx.store.client.srem(ctx.store.key_for("guests", lid), bot_id)
     return get_league(ctx, lid)
 
 
@@ -1487,7 +1647,14 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
     created = False
     if ctx.store.client.get(round_key) == tid.encode() and ctx.store.tournament(tid) is None:
         records = {b: r for b in league_members(ctx, lid) if (r := ctx.bot(b)) is not None}
-        members = [b for b, r in records.items() if r.status == "active"]
+        stored = cast(set[bytes], ctx.store.client.smembers(ctx.store.key_for("guests", lid)))
+        guests = {g.decode() for g in stored}
+        # A guest (added by the league's owner) plays only while it may be entered without its key.
+        members = [
+            b
+            for b, r in records.items()
+            if r.status == "active" and (b not in guests or ctx.bots.may_enter(r, []))
+        ]
         minimum = 1 if is_cooperative(spec["game"]) else 2
         _fold_league(ctx, lid, is_cooperative(spec["game"]))  # the ratings this round starts from
         try:
@@ -1513,12 +1680,18 @@ def run_league_round(ctx: HarnessContext, lid: str, round_no: int) -> str | None
                 fit_to_budget=True,
                 records=records,
             )
-            ctx.store.client.rpush(ctx.store.key_for("rounds", lid), tid)
+            ctx.store.add_round(lid, tid)
             created = True
         except errors.ServiceError as exc:
             if exc.code != "tournament_exists":
                 # The round is skipped (recorded with the reason); the league goes on.
                 ctx.store.client.set(round_key, f"skipped:{exc.code}")
+    elif ctx.store.client.get(round_key) == tid.encode():
+        # The round exists: a repeated firing (RQ's retry of a job whose worker died after the
+        # round's own transaction) completes the steps after it, each idempotent: its listings
+        # (`t:index`, its owner's) and its place in the league's rounds.
+        ctx.store.list_tournament(tid, lid)
+        ctx.store.add_round(lid, tid)
     if not created and int(league["next_round"]) > round_no:
         return None  # a duplicate firing: the next round is already scheduled
     nxt = next_time(spec["schedule"], datetime.now(UTC))

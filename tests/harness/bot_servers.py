@@ -144,6 +144,19 @@ def submit_faulty(registry: BotRegistry, server: FaultyBotServer, name: str) -> 
 
 
 @contextmanager
+def owned_faulty_bot(registry: BotRegistry, behaviour: str, name: str) -> Iterator[tuple[str, str]]:
+    """A fault-injecting bot (`FaultyBotServer`) submitted with its signing secret; (bot id, owner
+    key); stopped afterwards."""
+    server = FaultyBotServer(behaviour).start()
+    try:
+        bot_id, owner_key, secret = submit(registry, name, server.url)
+        server.secret = secret
+        yield bot_id, owner_key
+    finally:
+        server.stop()
+
+
+@contextmanager
 def random_bots(registry: BotRegistry, count: int, prefix: str = "random") -> Iterator[list[tuple[str, str]]]:
     """`count` bundled random bots (the SDK's server) submitted to the registry; [(bot id, owner key)].
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -26,21 +26,26 @@ def queue_name() -> str:
     return f"ta-test-{uuid.uuid4().hex[:10]}"
 
 
-@pytest.fixture()
-def ctx(redis_url: str, key_prefix: str, queue_name: str) -> Iterator[HarnessContext]:
-    """A harness context on the test database, prefix and queue; RQ keys of the queue removed after."""
-    context = HarnessContext.build(redis_url, key_prefix, queue_name)
-    yield context
+def delete_rq_keys(redis_url: str, context: HarnessContext) -> None:
+    """Delete RQ's keys of `context`'s queue and jobs on the test Redis (nothing else)."""
     client = redis.Redis.from_url(redis_url)
     job_prefix = job_id(context)
     doomed = [
         k
         for k in client.scan_iter(match="rq:*", count=1000)
-        if queue_name.encode() in k or job_prefix.encode() in k
+        if context.queue_name.encode() in k or job_prefix.encode() in k
     ]
     for start in range(0, len(doomed), 500):
         client.delete(*doomed[start : start + 500])
     client.close()
+
+
+@pytest.fixture()
+def ctx(redis_url: str, key_prefix: str, queue_name: str) -> Iterator[HarnessContext]:
+    """A harness context on the test database, prefix and queue; RQ keys of the queue removed after."""
+    context = HarnessContext.build(redis_url, key_prefix, queue_name)
+    yield context
+    delete_rq_keys(redis_url, context)
 
 
 def _children(pid: int) -> list[int]:
@@ -62,9 +67,14 @@ class WorkerProcs:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(
-        self, scheduler: bool = True, name: str | None = None, extra: Sequence[str] = ()
+        self,
+        scheduler: bool = True,
+        name: str | None = None,
+        extra: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start one worker in its own session (process group = its pid); `extra` options appended."""
+        """Start one worker in its own session (process group = its pid); `extra` options appended,
+        `env` added to its environment."""
         args = [
             sys.executable,
             "-m",
@@ -90,8 +100,8 @@ class WorkerProcs:
         if name:
             args += ["--name", name]
         args += extra
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
+        environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+        proc = subprocess.Popen(args, cwd=ROOT, env=environ, start_new_session=True)
         self.procs.append(proc)
         return proc
 

@@ -17,13 +17,13 @@ from harness.runner import HarnessContext
 from harness.scheduling import (
     ScheduleError,
     exact_appearances,
-    fit_budget,
     make_schedule,
     make_table_plan,
     make_tables,
     pair_coverage,
     rating_tables,
     resolve_pairing,
+    round_tables,
 )
 from harness.tournaments import (
     create_league,
@@ -221,33 +221,27 @@ def test_auto_pairing(pairing: str, n: int, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("n", "seats", "deals", "max_tables", "budget", "pairing", "appearances", "expected"),
+    ("n", "seats", "deals", "max_tables", "budget", "appearances", "expected"),
     [
-        (10, 4, 1, 60, 20000, "round_robin", 1, (60, 1)),
-        (10, 4, 2, 60, 100, "round_robin", 1, (12, 1)),  # 12 tables x 4 rotations x 2 deals = 96
-        (1000, 4, 1, 60, 20000, "rating", 5, (60, 5)),
-        (1000, 4, 1, 60, 3000, "rating", 5, (60, 3)),
-        (1000, 3, 1, 60, 7000, "rating", 9, (60, 6)),  # multiples of 3 only: 6 fits, 9 does not
+        (10, 4, 1, 60, 20000, 1, 60),
+        (10, 4, 2, 60, 100, 1, 12),  # 12 tables x 4 rotations x 2 deals = 96
+        (1000, 4, 1, 60, 20000, 5, 1250),  # 5 tables each
+        (1000, 4, 1, 60, 3000, 5, 750),  # thinned: 3 tables each
+        (1000, 3, 1, 60, 7000, 9, 2333),  # thinned: 6 or 7 tables each (within one)
+        (1001, 4, 1, 60, 2000, 1, 251),  # 1 or 2 tables each: 1,004 matches, not 4,004
     ],
 )
 def test_a_league_round_is_thinned_to_its_match_budget(
-    n: int,
-    seats: int,
-    deals: int,
-    max_tables: int,
-    budget: int,
-    pairing: str,
-    appearances: int,
-    expected: tuple[int, int],
+    n: int, seats: int, deals: int, max_tables: int, budget: int, appearances: int, expected: int
 ) -> None:
-    """Rule: a league round fits its per-round budget: fewer tables, or fewer appearances."""
-    assert fit_budget(n, seats, deals, False, max_tables, budget, pairing, appearances) == expected
+    """Rule (issue 25, big fields): a league round plays as many tables as the budget allows."""
+    assert round_tables(n, seats, deals, False, max_tables, budget, appearances) == expected
 
 
 def test_a_budget_too_small_for_every_member_to_play_is_refused() -> None:
     """Rule: never a round in which some members do not play: not fitting is an error."""
     with pytest.raises(ScheduleError, match="over the budget"):
-        fit_budget(1001, 4, 1, False, 60, 2000, "rating", 1)  # needs 4 tables each: 4004 matches
+        round_tables(1001, 4, 1, False, 60, 1000, 1)  # needs 251 tables: 1,004 matches
 
 
 def _pairs(tables: list[tuple[str, ...]]) -> set[tuple[str, str]]:

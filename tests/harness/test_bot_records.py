@@ -200,3 +200,28 @@ def test_a_live_tournaments_matches_are_listed_sealed_and_practice_is_left_out_o
         assert "seed" not in text and "view" not in text and "hand" not in text
     summary = version_summary(ctx, ids[0])
     assert [(r["game"], r["version"], r["matches"]) for r in summary] == [("tricky-teams", "7", 2)]
+
+
+def test_a_bots_all_time_match_index_keeps_only_its_latest_entries(
+    ctx: HarnessContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule (issue 25, bounded memory): a bot's all-time and per-league match indexes keep its
+    latest BOT_INDEX_CAP matches (older entries dropped as results are folded); a tournament's own
+    index keeps all of its matches."""
+    from harness import store as store_module
+
+    monkeypatch.setattr(store_module, "BOT_INDEX_CAP", 5)
+    store = ctx.store
+    spec = {"game": "tricky-teams", "league": {"league_id": "lg1"}}
+    results = [
+        {"index": i, "seats": ["a", "b", "c", "d"], "scores": [1, 0, 1, 0], "winners": [0, 2]}
+        for i in range(8)
+    ]
+    for start in (0, 4):
+        now_us = int(time.time() * 1e6)
+        for position, res in enumerate(results[start : start + 4]):
+            store.index_results("t1", spec, [(res, now_us + position)])
+    latest = [f"t1:{i}".encode() for i in range(3, 8)]
+    assert store.client.zrange(store.key_for("bot_matches", "a"), 0, -1) == latest
+    assert store.client.zrange(store.key_for("bot_scope_matches", "b", "l:lg1"), 0, -1) == latest
+    assert store.client.zcard(store.key_for("bot_scope_matches", "c", "t:t1")) == 8

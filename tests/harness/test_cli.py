@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -64,9 +65,12 @@ def test_tournament_run_follows_to_the_end_and_show_prints_standings(ctx: Harnes
             timeout=170,
         )
     assert run.returncode == 0, run.stderr[-2000:]
-    final = json.loads(next(line for line in run.stdout.splitlines() if line.startswith('{"tournament_id"')))
-    assert final["status"] == "finished"
-    tid = final["tournament_id"]
+    # It ends with a summary in words (harness.terminal.summary), its first line naming the id.
+    flat = " ".join(run.stdout.split())  # wrapped at 80 columns
+    found = re.search(r"\(([0-9a-f]{16,})\): finished, (\d+) of \2 matches played\.", flat)
+    assert found, run.stdout[-2000:]
+    tid = found.group(1)
+    assert "Winner: " in flat and "Faults: none." in flat
     assert "trick-n-trouble — standings (final)" in run.stdout
     shown = _cli(ctx, "tournament", "show", tid, "--json")
     assert shown.returncode == 0, shown.stderr

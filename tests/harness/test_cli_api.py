@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -27,7 +28,7 @@ from core.bot_registry import BotRegistry
 from harness.client_cli import PAGE
 from harness.runner import HarnessContext
 
-from .bot_servers import refused_url
+from .bot_servers import FaultyBotServer, refused_url
 from .conftest import ROOT, WorkerProcs
 
 
@@ -128,9 +129,9 @@ def test_bots_and_a_tournament_through_the_api(cli: Cli, workers: WorkerProcs) -
         workers.start()
         followed = cli.ok(
             "tournament", "create", "--game", "trick-n-trouble", "--seats", "3", "--entrant", mine,
-            "--entrant", other, "--seed", "4", "--follow", "--timeout", "150", timeout=200,
+            "--entrant", other, "--seed", "4", "--follow", "--timeout", "150", "--json", timeout=200,
         )  # fmt: skip
-        final = json.loads(followed.strip().splitlines()[-1])
+        final = json.loads(followed.strip().splitlines()[-1])  # --json: the machine line at the end
         assert final["status"] == "finished"
         tid = str(final["tournament_id"])
         listed = cli.ok("tournament", "list", "--game", "trick-n-trouble", "--status", "finished")
@@ -154,6 +155,61 @@ def test_bots_and_a_tournament_through_the_api(cli: Cli, workers: WorkerProcs) -
     finally:
         mine_server.stop()
         other_server.stop()
+
+
+@pytest.mark.timeout(300)
+def test_the_cli_names_every_bots_fault_reasons_and_ends_a_follow_with_a_summary(
+    cli: Cli, ctx: HarnessContext, workers: WorkerProcs, api_base: str
+) -> None:
+    """Rule: `tournament create --follow`, `tournament follow` and `tournament show` name each
+    faulting bot's faults by reason in plain words (harness.faults), and a follow ends with a summary
+    in words (winner, standings, faults with reasons, the web page), not a JSON line; `--json` keeps
+    the machine line."""
+    tag = uuid.uuid4().hex[:6]
+    good = BotServer(make_bot("random"), None).start()
+    wrong = BotServer(make_bot("random"), "not-the-secret").start()  # answers 401 bad_signature
+    slow = FaultyBotServer("slow", None, delay_s=1.5).start()  # past a 1 s deadline, no bank
+    try:
+        names = {"good": f"good-{tag}", "wrong": f"wrongsecret-{tag}", "slow": f"sleepy-{tag}"}
+        ids = {}
+        for key, server in (("good", good), ("wrong", wrong), ("slow", slow)):
+            created = ctx.bots.create(names[key], server.url, list(GAMES), open_to_challenges=True)
+            ids[key] = created.bot.id
+            if key == "good":
+                good.stop()
+                good = BotServer(make_bot("random"), created.secret, port=good.port).start()
+            elif key == "slow":
+                slow.secret = created.secret
+        workers.start()
+        entrants = [arg for key in ("good", "wrong", "slow") for arg in ("--entrant", ids[key])]
+        run = cli(
+            "tournament", "create", "--game", "trick-n-trouble", "--seats", "3", *entrants, "--seed", "4",
+            "--deadline-ms", "1000", "--time-bank-ms", "0", "--follow", "--timeout", "200", timeout=240,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+        out = run.stdout
+        assert not out.strip().splitlines()[-1].startswith("{")  # no raw JSON line at the end
+        flat = " ".join(out.split())  # the summary's lines are wrapped at 80 columns
+        summary = flat[flat.rindex("): finished, ") :]
+        tid = flat[: flat.rindex("): finished, ")].rsplit("(", 1)[1]
+        assert "Winner: " in summary and "Standings: 1. " in summary
+        assert f"{names['slow']}: " in summary and "timed out: is the bot slow" in summary
+        assert f"{names['wrong']}: " in summary
+        assert "answered 401 bad_signature: is the secret right?" in summary
+        assert f"{names['good']}: " not in summary.split("Faults:", 1)[1]
+        assert f"Web page: {api_base}/web/tournaments/{tid}" in summary
+        shown = " ".join(cli.ok("tournament", "show", tid).split())
+        assert "Faults, by reason:" in shown
+        assert f"{names['slow']}: " in shown and "timed out: is the bot slow" in shown
+        assert "answered 401 bad_signature: is the secret right?" in shown
+        followed = cli.ok("tournament", "follow", tid)
+        assert "timed out: is the bot slow" in " ".join(followed.split())
+        assert "Web page: " in followed and not followed.strip().splitlines()[-1].startswith("{")
+        machine = json.loads(cli.ok("tournament", "follow", tid, "--json").strip().splitlines()[-1])
+        assert machine == {"tournament_id": tid, "status": "finished"}
+    finally:
+        for server in (good, wrong, slow):
+            server.stop()
 
 
 def test_a_league_through_the_api(cli: Cli) -> None:
@@ -223,16 +279,82 @@ def _readme_walkthrough() -> str:
     return after.split("```sh\n", 1)[1].split("```", 1)[0]
 
 
-def _open_bundled(api_base: str, name: str) -> BotServer:
-    """A bundled bot registered under its own name, open to challenges (as `make run` serves them)."""
-    unsigned = BotServer(make_bot(name), None).start()
+def _readme_client_session() -> str:
+    """The Python block of README.md's client session."""
+    text = (ROOT / "README.md").read_text()
+    after = text[text.index("A client session") :]
+    return after.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_client_session_runs_and_names_the_version_it_answers(
+    api_base: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rule (issue 24 §12): README's client sample runs as written (against the test's API): it
+    plays a move and prints the trick, and its postMove sends If-Match, the ETag of the legal moves
+    it read, so the same request sent again after the game moved on is 412 stale_version."""
+    code = _readme_client_session()
+    assert '"If-Match": legal.headers["ETag"]' in code
+    namespace: dict[str, Any] = {}
+    exec(code.replace('"http://127.0.0.1:8000"', repr(api_base)), namespace)  # noqa: S102 (our README)
+    printed = capsys.readouterr().out.strip()
+    assert printed.startswith("[") and printed != "[]", printed
+    legal, url, me = namespace["legal"], namespace["url"], namespace["me"]
+    version = legal.json()["version"]
+    assert legal.headers["ETag"] == f'"{version}"'
+    assert requests.get(url, timeout=10).json()["version"] == version + 1
+    again = requests.post(
+        f"{url}/moves",
+        json=namespace["moves"][0],
+        headers={**me, "If-Match": legal.headers["ETag"]},
+        timeout=10,
+    )
+    assert (again.status_code, again.json()["code"]) == (412, "stale_version")
+
+
+def _open_bundled(api_base: str, name: str, bot: str = "", open_: bool = True) -> BotServer:
+    """A bundled bot (`bot`, default `name`) registered under `name` by someone else (its owner key
+    is not in the CLI's keys file), open to challenges as `make run` serves them unless `open_` is false."""
+    bot = bot or name
+    unsigned = BotServer(make_bot(bot), None).start()
     try:
-        body = {"name": name, "url": unsigned.url, "games": list(GAMES), "open": True}
+        body: dict[str, Any] = {"name": name, "url": unsigned.url, "games": list(GAMES), "open": open_}
         created = requests.post(f"{api_base}/bots", json=body, timeout=30)
         assert created.status_code == 201, created.text
     finally:
         unsigned.stop()
-    return BotServer(make_bot(name), created.json()["secret"], port=unsigned.port).start()
+    return BotServer(make_bot(bot), created.json()["secret"], port=unsigned.port).start()
+
+
+def test_league_join_adds_an_open_bundled_bot_with_the_leagues_key(cli: Cli, api_base: str) -> None:
+    """Rule (issue 24 §8): `league join LEAGUE BOT` with only the league's kept owner key adds a bot
+    open to challenges (a bundled bot, registered by someone else); a closed one still needs its own
+    owner key (one line: entrant_not_authorized); without either key: missing_owner_key."""
+    suffix = uuid.uuid4().hex[:6]
+    servers = [
+        _open_bundled(api_base, f"heuristic-{suffix}", "heuristic"),
+        _open_bundled(api_base, f"closed-{suffix}", "random", open_=False),
+    ]
+    try:
+        created = cli.json(
+            "league", "create", "--game", "tricky-teams", "--seats", "3", "--interval-s", "3600"
+        )
+        lid = str(created["league_id"])
+        members = cli.json("league", "join", lid, f"heuristic-{suffix}")["members"]
+        assert isinstance(members, list) and len(members) == 1
+        assert (
+            requests.get(f"{api_base}/bots/{members[0]}", timeout=10).json()["name"] == f"heuristic-{suffix}"
+        )
+        closed = cli("league", "join", lid, f"closed-{suffix}")
+        assert closed.returncode == 2, closed.stderr
+        assert closed.stderr.startswith("error: entrant_not_authorized: ")
+        (cli.home / "keys.toml").unlink()
+        keyless = cli("league", "join", lid, f"heuristic-{suffix}")
+        assert keyless.returncode == 2, keyless.stderr
+        assert keyless.stderr.startswith("error: missing_owner_key: ")
+        assert f"nor for league {lid}" in keyless.stderr
+    finally:
+        for server in servers:
+            server.stop()
 
 
 @pytest.mark.timeout(300)
@@ -261,7 +383,8 @@ def test_the_readme_walkthrough_runs_as_written(cli: Cli, api_base: str, workers
     assert out.count("all good") == 2  # both checks
     assert "0 fault(s)" in out  # play
     assert "registered my-bot as bot" in out
-    assert json.loads(out.strip().splitlines()[-1])["status"] == "finished"
+    flat = " ".join(out.split())  # the follow ends with a summary in words, wrapped at 80 columns
+    assert "): finished, " in flat and "Winner: " in flat and "Web page: " in flat
     assert len(list((cli.home / "replays").glob("tricky-teams-*.json"))) == 2
 
 
@@ -297,3 +420,46 @@ def test_register_once_check_rotate_and_every_page(cli: Cli, ctx: HarnessContext
         stub.create(f"page-{n}-{name}", f"http://127.0.0.1:9/page-{n}-{name}", ["tricky-teams"])
     listed = json.loads(cli.ok("bot", "list", "--json"))
     assert len(listed) == PAGE + 6 and len({b["id"] for b in listed}) == PAGE + 6
+
+
+def _times(doc: object, path: str = "") -> list[tuple[str, object]]:
+    """Every (path, value) of a JSON document whose key names a time (`created`, `*_at`, `*_issued`...)."""
+    found: list[tuple[str, object]] = []
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            if key in ("created", "updated", "deleted") or key.endswith(("_at", "_issued")):
+                found.append((f"{path}.{key}", value))
+            found += _times(value, f"{path}.{key}")
+    elif isinstance(doc, list):
+        for i, item in enumerate(doc):
+            found += _times(item, f"{path}[{i}]")
+    return found
+
+
+def test_every_json_output_writes_times_as_iso_8601(cli: Cli) -> None:
+    """Rule: whatever `--json` prints, its times are ISO 8601 strings (the API gives a bot's times
+    in Unix seconds; the CLI converts them), bots, tournaments and leagues alike."""
+    name = f"iso-{uuid.uuid4().hex[:6]}"
+    _bot_id, server = _register(cli, name)
+    try:
+        outputs = {
+            "bot show": cli.json("bot", "show", name),
+            "bot list": cli.json("bot", "list"),
+            "bot update": cli.json("bot", "update", name, "--open"),
+            "bot rotate-key": cli.json("bot", "rotate-key", name, "--owner-key"),
+            "league create": cli.json(
+                "league", "create", "--game", "trick-n-trouble", "--seats", "3", "--interval-s", "3600"
+            ),
+            "league list": cli.json("league", "list"),
+            "tournament list": cli.json("tournament", "list"),
+            "bot delete": cli.json("bot", "delete", name),
+        }
+    finally:
+        server.stop()
+    for command in ("bot show", "bot update", "bot delete", "league create"):
+        assert any(value is not None for _path, value in _times(outputs[command])), command
+    for command, doc in outputs.items():
+        for path, value in _times(doc):
+            assert value is None or isinstance(value, str), (command, path, value)
+            if value is not None:
+                assert datetime.fromisoformat(str(value)).tzinfo is not None, (command, path, value)

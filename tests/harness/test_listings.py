@@ -348,3 +348,34 @@ def test_a_page_reads_a_bounded_number_of_records_whatever_the_filters_skip(ctx:
     assert len(everything.items) == catalog.PAGE_MAX
     assert everything.items[0]["tournament_id"] == f"{total - 1:016x}"
     assert everything.items[0]["name"] == "tricky-teams tournament 000000"  # stored without a name
+
+
+def test_a_repeated_round_firing_repairs_the_listings_a_dead_creation_left_out(
+    client: FlaskClient, ctx: HarnessContext, bots: list[tuple[str, str]]
+) -> None:
+    """Rule (issue 25, two-step writes): a league round's own transaction is followed by its
+    listings (`t:index`, its owner's) and its place in the league's rounds; when a worker dies
+    between them, the job's retry (the same round fired again) writes what is missing, once."""
+    league = new_league(client, name="Repair")
+    lid = league["league_id"]
+    for bot_id, bot_key in bots:
+        join_league(ctx, lid, bot_id, bot_key)
+    tid = run_league_round(ctx, lid, 1)
+    assert tid is not None
+    store = ctx.store
+    owner = store.client.hget(store.key_for("league", lid), "owner")
+    assert isinstance(owner, bytes)
+    owner_index = store.key_for("tournament_owner_index", owner.decode())
+    rounds = store.key_for("rounds", lid)
+    # What a worker that died right after the round's own transaction leaves.
+    store.client.zrem(store.key_for("tournament_index"), tid)
+    store.client.zrem(owner_index, tid)
+    store.client.lrem(rounds, 0, tid)
+    assert run_league_round(ctx, lid, 1) is None  # the round is not created again
+    assert store.client.zscore(store.key_for("tournament_index"), tid) is not None
+    assert store.client.zscore(owner_index, tid) is not None
+    assert store.client.lrange(rounds, 0, -1) == [tid.encode()]
+    assert run_league_round(ctx, lid, 1) is None
+    assert store.client.lrange(rounds, 0, -1) == [tid.encode()]  # never twice
+    listed = client.get(f"/tournaments?league={lid}").get_json()["tournaments"]
+    assert [t["tournament_id"] for t in listed] == [tid]

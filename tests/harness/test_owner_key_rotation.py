@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from flask.testing import FlaskClient
@@ -120,7 +120,10 @@ def test_rotation_refusals_change_nothing(
 
     def owners() -> list[bytes | None]:
         keys = [("tournament", tid), ("tournament", round_id), ("league", lid), ("league", gone["league_id"])]
-        return [ctx.store.client.hget(ctx.store.key_for(kind, ident), "owner") for kind, ident in keys]
+        return [
+            cast("bytes | None", ctx.store.client.hget(ctx.store.key_for(kind, ident), "owner"))
+            for kind, ident in keys
+        ]
 
     stored = owners()
     cases = [

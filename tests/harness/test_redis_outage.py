@@ -81,7 +81,7 @@ def test_workers_ride_out_a_redis_outage_and_every_result_lands_once(own_redis: 
 
         def mid_tournament() -> bool:
             done = get_tournament(ctx, tid)["progress"]["completed"]
-            return 1 <= done < total
+            return bool(1 <= done < total)
 
         wait_for(mid_tournament, 120, "the tournament to be under way", poll=0.05)
         own_redis.stop()

@@ -130,7 +130,9 @@ def test_runner_process_killed_mid_match_resumes_from_redis(
 
     def mid_match() -> bool:
         game_id = ctx.store.match_runtime(tid, 0).get("game_id")
-        return bool(game_id) and ctx.service.load(game_id).version > 25
+        if not game_id:
+            return False
+        return ctx.service.load(game_id).version > 25
 
     try:
         wait_for(mid_match, 60, "the runner to be mid-match", poll=0.02)

@@ -85,7 +85,8 @@ def test_head_to_head_matrix() -> None:
 
 
 def test_fault_counts_and_unrated_matches() -> None:
-    """Rule: faults are summed per entrant and by code; unrated seats are counted per match."""
+    """Rule: faults are summed per entrant, by code and by reason (results from before the reasons
+    were recorded count by code only); unrated seats are counted per match."""
     results = [
         *COMPETITIVE,
         _res(
@@ -96,13 +97,21 @@ def test_fault_counts_and_unrated_matches() -> None:
             faults=[0, 9, 0],
             fault_codes=[{}, {"http_status": 5, "illegal_move": 4}, {}],
             unrated=[1],
+            calls=[20, 9, 20],
+            reasons=[{}, {"http_status:401:bad_signature": 5, "illegal_move": 4}, {}],
         ),
     ]
     doc = compute_standings(results, ["A", "B", "C"], cooperative=False, seed=1)
-    assert doc["faults"]["C"] == {"total": 2, "by_code": {"timeout": 2}, "unrated_matches": 0}
+    assert doc["faults"]["C"] == {
+        "total": 2,
+        "by_code": {"timeout": 2},
+        "by_reason": {},
+        "unrated_matches": 0,
+    }
     assert doc["faults"]["B"] == {
         "total": 9,
         "by_code": {"http_status": 5, "illegal_move": 4},
+        "by_reason": {"http_status:401:bad_signature": 5, "illegal_move": 4},
         "unrated_matches": 1,
     }
     assert _row(doc, "B")["unrated_matches"] == 1

@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 
 from api.openapi_gen import spec_yaml
 from games.registry import get_game
@@ -103,7 +103,7 @@ def test_full_trick_n_trouble_tournament_cross_play(ctx: HarnessContext, workers
         assert info["progress"]["total"] == 16  # (AAA + 3 AAB + 3 ABB + BBB) x 2 deals
         wait_for(lambda: _finished(ctx, tid), 150, "the tournament to finish")
     results = _check_recorded_once_and_consistent(ctx, tid)
-    deal_seeds = {}
+    deal_seeds: dict[int, set[int]] = {}
     for m in ctx.store.match_specs(tid):
         deal_seeds.setdefault(m["deal"], set()).add(m["deal_seed"])
     assert all(len(s) == 1 for s in deal_seeds.values())  # same hands for every composition

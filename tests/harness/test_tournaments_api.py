@@ -7,7 +7,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import redis
@@ -116,7 +116,7 @@ def _harness_keys(redis_url: str, prefix: str) -> list[bytes]:
                 ("/tournaments", {"game": "tricky-teams", "seats": 4, "entrants": [VALID_ID]}),
                 ("/leagues", {"game": "tricky-teams", "seats": 4, "interval_s": 3600}),
             ]
-            for bad in (0, [], "raids", None)
+            for bad in cast(tuple[object, ...], (0, [], "raids", None))
         ],
         (
             "post",
@@ -517,3 +517,53 @@ def test_the_league_owner_cancels_a_league_round(app_client: Any, ctx: HarnessCo
         assert (refused.status_code, refused.json["code"]) == (403, "not_owner")
         cancelled = app_client.post(f"/tournaments/{tid}/cancel", headers={"Authorization": f"Bearer {key}"})
         assert cancelled.status_code == 200 and cancelled.json["status"] == "cancelled"
+
+
+def test_a_league_owner_adds_bots_open_to_challenges_and_their_owners_flag_turns_it_off(
+    app_client: Any, ctx: HarnessContext
+) -> None:
+    """Rule (issue 24 §8): open to challenges means open to leagues too. The league's owner key adds a
+    bot that is open (createTournament's rule, `BotRegistry.may_enter`), not one that is closed (403
+    `entrant_not_authorized`: that one still needs its own owner key). The bot owner's flag turns it
+    off: a bot its owner did not join plays no round once closed; the league's key takes it out."""
+    created = app_client.post("/leagues", json={"game": "tricky-teams", "seats": 3, "interval_s": 3600})
+    lid = created.json["league_id"]
+    league_key = {"Authorization": f"Bearer {created.json['owner_key']}"}
+    with random_bots(ctx.bots, 3) as bots:
+        (guest, guest_key), (stays, stays_key), (closed, closed_key) = bots
+        for bot_id, key in ((guest, guest_key), (stays, stays_key)):
+            opened = app_client.patch(
+                f"/bots/{bot_id}", json={"open": True}, headers={"Authorization": f"Bearer {key}"}
+            )
+            assert opened.status_code == 200 and opened.json["open"] is True
+        for bot_id in (guest, stays):
+            joined = app_client.post(f"/leagues/{lid}/members", json={"bot_id": bot_id}, headers=league_key)
+            assert joined.status_code == 200, joined.json
+        refused = app_client.post(f"/leagues/{lid}/members", json={"bot_id": closed}, headers=league_key)
+        assert (refused.status_code, refused.json["code"]) == (403, "entrant_not_authorized")
+        assert refused.json["details"] == {"bot_id": closed}
+        assert league_members(ctx, lid) == [guest, stays]
+        own = app_client.post(
+            f"/leagues/{lid}/members",
+            json={"bot_id": closed},
+            headers={"Authorization": f"Bearer {closed_key}"},
+        )
+        assert own.status_code == 200 and own.json["members"] == [guest, stays, closed]
+        # The guest's owner closes it: it sits out the next round, and cannot be added again.
+        shut = app_client.patch(
+            f"/bots/{guest}", json={"open": False}, headers={"Authorization": f"Bearer {guest_key}"}
+        )
+        assert shut.status_code == 200 and shut.json["open"] is False
+        again = app_client.post(f"/leagues/{lid}/members", json={"bot_id": guest}, headers=league_key)
+        assert (again.status_code, again.json["code"]) == (403, "entrant_not_authorized")
+        tid = run_league_round(ctx, lid, 1)
+        assert tid is not None
+        record = ctx.store.tournament(tid)
+        assert record is not None and sorted(record["spec"]["entrants"]) == sorted([stays, closed])
+        # A bot its owner joined itself keeps playing whatever its flag; the league's key takes any out.
+        removed = app_client.delete(f"/leagues/{lid}/members/{guest}", headers=league_key)
+        assert removed.status_code == 200 and removed.json["members"] == [stays, closed]
+        stranger = app_client.delete(
+            f"/leagues/{lid}/members/{stays}", headers={"Authorization": f"Bearer {closed_key}"}
+        )
+        assert (stranger.status_code, stranger.json["code"]) == (403, "not_owner")

@@ -33,7 +33,7 @@ def _queue(ctx: HarnessContext) -> Queue:
 
 
 def _enqueue(queue: Queue, count: int, seconds: float, **kwargs: object) -> list[Job]:
-    return [queue.enqueue(nap, seconds, **kwargs) for _ in range(count)]  # type: ignore[arg-type]
+    return [queue.enqueue(nap, seconds, **kwargs) for _ in range(count)]
 
 
 @pytest.mark.timeout(60)
@@ -60,7 +60,7 @@ def test_a_job_timeout_fails_only_its_own_job(ctx: HarnessContext, workers: Work
     """Rule: RQ's job timeout still holds with several jobs in flight: the job over its timeout
     fails (JobTimeoutException), the others finish."""
     queue = _queue(ctx)
-    slow = queue.enqueue(nap, 30, job_timeout=2)  # type: ignore[arg-type]
+    slow = queue.enqueue(nap, 30, job_timeout=2)
     quick = _enqueue(queue, 3, 1.0)
     workers.start(scheduler=False)
     wait_for(lambda: slow.get_status(refresh=True) == JobStatus.FAILED, 30, "the slow job to time out")
@@ -115,6 +115,7 @@ def test_a_bad_max_in_flight_is_refused(ctx: HarnessContext, value: str) -> None
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TRICKARENA_MAX_IN_FLIGHT": value}
     args = [sys.executable, "-m", "harness.cli", "worker", "--burst", "--no-scheduler"]
     args += ["--redis-url", ctx.redis_url, "--queue", ctx.queue_name]
+    run: subprocess.CompletedProcess[str] | subprocess.CompletedProcess[bytes]
     run = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert json.loads(run.stderr.strip().splitlines()[-1])["code"] == "invalid_max_in_flight"
