@@ -19,6 +19,7 @@ from api import (
     bot_records_api,
     bots_api,
     bounds,
+    challenges_api,
     context,
     games_api,
     limits,
@@ -30,6 +31,7 @@ from api import (
 from api.blueprint_util import Api
 from api.error_answers import error_response, http_error_response
 from api.schemas import GAME_ID_PATTERN, ErrorSchema, register_components
+from core import quotas
 
 log = logging.getLogger("trickarena.api")
 
@@ -37,11 +39,15 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_VERSION = "1.0.0"
 
 DEFAULTS: dict[str, Any] = {
+    # Redis topology (core.redis_factory): redis://, rediss://, redis+sentinel://, redis+cluster://.
     "REDIS_URL": "redis://127.0.0.1:6379/0",
+    "RQ_REDIS_URL": None,  # RQ's Redis (never a cluster); None: REDIS_URL
     "TRICKARENA_KEY_PREFIX": "ta:",
     "TRICKARENA_FINISHED_TTL": None,  # seconds a finished game is kept; None: forever
     "MAX_CONTENT_LENGTH": 64 * 1024,  # request bodies above this get 413
-    "TRICKARENA_SSE_MAX_SECONDS": 60,  # an event stream never holds a worker longer than this
+    "TRICKARENA_SSE_MAX_SECONDS": 60,  # an event stream never lives longer than this
+    "TRICKARENA_SSE_MAX_STREAMS": 1000,  # open event streams per API process (503 streams_full)
+    "TRICKARENA_SSE_MAX_PER_ADDRESS": 16,  # open event streams per client address (429 too_many_streams)
     # A move without If-Match equal to the seat's own latest move within this many ms: 409 duplicate_move.
     "TRICKARENA_DUPLICATE_WINDOW_MS": 2000,
     # Rate limits (api/limits.py): per client address, per credential; "off" turns them off.
@@ -60,8 +66,9 @@ class GameIdConverter(BaseConverter):
 DEFAULT_ERROR = "DefaultError"
 DEFAULT_ERROR_TEXT = (
     "Any other error, as an `Error` with a machine-readable `code`. Every operation may answer "
-    "422 `json_too_deep` or `number_out_of_range` (bounded input), 429 `rate_limited` (over a rate "
-    "limit per client address or per credential; `Retry-After` says when to retry) and 503 "
+    "422 `json_too_deep`, `number_out_of_range` or `invalid_text` (bounded input), 429 "
+    "`rate_limited` (over a rate limit per client address or per credential; `Retry-After` says "
+    "when to retry) and 503 "
     "`storage_unavailable` (`Retry-After: 1`). Limits: docs/operations.md."
 )
 
@@ -80,15 +87,26 @@ class TrickArenaApi(Api):
 
 def _config_from_env() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("REDIS_URL", "TRICKARENA_KEY_PREFIX", "TRICKARENA_RATE_LIMITS", "TRICKARENA_KEY_RATE_LIMITS"):
+    for key in (
+        "REDIS_URL",
+        "RQ_REDIS_URL",
+        "TRICKARENA_KEY_PREFIX",
+        "TRICKARENA_RATE_LIMITS",
+        "TRICKARENA_KEY_RATE_LIMITS",
+    ):
         if os.environ.get(key):
             out[key] = os.environ[key]
     for key in (
         "TRICKARENA_FINISHED_TTL",
         "TRICKARENA_SSE_MAX_SECONDS",
+        "TRICKARENA_SSE_MAX_STREAMS",
+        "TRICKARENA_SSE_MAX_PER_ADDRESS",
         "TRICKARENA_DUPLICATE_WINDOW_MS",
         "TRICKARENA_TRUSTED_PROXIES",
     ):
+        if os.environ.get(key):
+            out[key] = int(os.environ[key])
+    for key in quotas.SETTINGS:  # caps on live bots, leagues, tournaments (core.quotas)
         if os.environ.get(key):
             out[key] = int(os.environ[key])
     if os.environ.get("TRICKARENA_MAX_BODY"):
@@ -147,7 +165,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
 
     api.register_blueprint(games_api.blp)
-    for module in (bots_api, bot_records_api, tournaments_api, matches_api, ops, web):
+    for module in (bots_api, bot_records_api, tournaments_api, matches_api, challenges_api, ops, web):
         module.register(api, app)
 
     app.register_error_handler(Exception, error_response)

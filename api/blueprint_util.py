@@ -16,6 +16,7 @@ from marshmallow import fields, validate
 
 from api.schemas import ErrorSchema
 from core.wire import GAME_WIRE
+from games.registry import get_game
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -173,6 +174,30 @@ def at_least_one_of(names: Sequence[str]) -> dict[str, Any]:
     """The JSON Schema keyword of a request body (a marshmallow schema's `JSON_SCHEMA`) that says at
     least one of `names` is given and not null, as the schema's validator demands."""
     return {"anyOf": [not_null([name]) for name in names]}
+
+
+def seats_per_game() -> dict[str, Any]:
+    """The JSON Schema keyword of a body with `game` and `seats` (createTournament, createLeague):
+    the seat counts each game is played with, as the operation checks them (422 `invalid_seats`)."""
+    return {
+        "allOf": [
+            {
+                "if": {
+                    "properties": {"game": {"const": game, "description": f"{game}."}},
+                    "required": ["game"],
+                },
+                "then": {
+                    "properties": {
+                        "seats": {
+                            "enum": list(get_game(game).seat_counts),
+                            "description": f"{game}: {list(get_game(game).seat_counts)} seats.",
+                        }
+                    }
+                },
+            }
+            for game in sorted(GAME_WIRE)
+        ]
+    }
 
 
 def not_null(names: Sequence[str]) -> dict[str, Any]:

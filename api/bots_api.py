@@ -9,11 +9,13 @@ policy comes from ``TRICKARENA_ALLOWED_NETWORKS`` (app config first, then the en
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Flask, Response, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates, validates_schema
 
+from api import limits
 from api.blueprint_util import Api, Blueprint, ErrorDocs, StrictBoolean, at_least_one_of, game_name_field
 from api.context import app_context
 from api.games_api import key_before_body, owner_bearer
@@ -21,6 +23,7 @@ from api.schemas.games import nullable, ref
 from bots.protocol import SIGNATURE_HEADER, TIMESTAMP_HEADER, BotInfoSchema, register_protocol_schemas
 from core import errors
 from core.bot_registry import MAX_PAGE, ROTATABLE, SCAN_BUDGET, STATUSES, BotNotFound, BotRegistry
+from core.outbound import BOT_URL_PATTERN
 from harness.botcheck import check_registered
 
 blp = Blueprint(
@@ -41,7 +44,9 @@ ERROR_TEXT = {
     404: "No such bot (code `bot_not_found`).",
     409: "The name is taken (`duplicate_name`, deleted bots keep theirs), the URL is another owner's "
     "(`url_taken`: an active bot uses it and the request's owner key owns none of the bots there; "
-    "`details.url` is the URL as compared) or the bot was deleted (`bot_deleted`).",
+    "`details.url` is the URL as compared), the bot was deleted (`bot_deleted`), or (createBot) a cap "
+    "on live bots per owner key, per client address or in all is reached (`quota_exceeded`, "
+    "`details.cap` and `details.max`; nothing created).",
     410: "The bot was deleted (`bot_deleted`); `listBots` with `include_deleted=true` still lists it.",
     413: "The request body is too large (code `body_too_large`).",
     429: "Too many requests (`rate_limited`, with `Retry-After`): over the API's limits, or (checkBot) "
@@ -81,7 +86,11 @@ def _url_field(required: bool) -> fields.String:
     return fields.String(
         required=required,
         validate=validate.Length(min=8, max=2048),
-        metadata={"description": "Base URL of the bot (http/https); the platform calls GET / on it at once."},
+        metadata={
+            "description": "Base URL of the bot (http/https, no user info, query or fragment); the platform "
+            "calls GET / on it at once.",
+            "pattern": BOT_URL_PATTERN,
+        },
     )
 
 
@@ -98,8 +107,10 @@ class CreateBotSchema(Schema):
         load_default=None,
         allow_none=True,
         metadata={
-            "description": "Open to challenges: anyone may enter the bot into a tournament. Otherwise "
-            "createTournament needs the bot's owner key in `owner_keys`. Default false."
+            "description": "Open to challenges: anyone may enter the bot into a tournament, and a league's "
+            "owner may add it to the league (it plays the league's rounds only while it stays open). "
+            "Otherwise createTournament needs the bot's owner key in `owner_keys`, and joinLeague the "
+            "bot's owner key. Default false."
         },
     )
     secret = fields.String(
@@ -129,8 +140,10 @@ class UpdateBotSchema(Schema):
         load_default=None,
         allow_none=True,
         metadata={
-            "description": "Open to challenges: anyone may enter the bot into a tournament. Otherwise "
-            "createTournament needs the bot's owner key in `owner_keys`. Default false."
+            "description": "Open to challenges: anyone may enter the bot into a tournament, and a league's "
+            "owner may add it to the league (it plays the league's rounds only while it stays open). "
+            "Otherwise createTournament needs the bot's owner key in `owner_keys`, and joinLeague the "
+            "bot's owner key. Default false."
         },
     )
 
@@ -164,7 +177,10 @@ class BotSchema(Schema):
     )
     open = fields.Boolean(
         required=True,
-        metadata={"description": "Open to challenges: anyone may enter it into a tournament."},
+        metadata={
+            "description": "Open to challenges: anyone may enter it into a tournament, and a league's "
+            "owner may add it to the league."
+        },
     )
     created = fields.Float(required=True, metadata={"description": "Unix time."})
     updated = fields.Float(required=True, metadata={"description": "Unix time."})
@@ -373,6 +389,18 @@ def registry() -> BotRegistry:
     return app_context().bots
 
 
+def checked_url(url: str | None) -> str | None:
+    """`url` if it has a bot URL's form (openapi.yaml's pattern, `BOT_URL_PATTERN`), checked before
+    anything else (name, URL owner, the bot itself); else 422 `invalid_url`."""
+    if url is not None and not re.fullmatch(BOT_URL_PATTERN, url):
+        raise errors.Unprocessable(
+            "not a bot URL: http(s)://host[:port][/path], without user info, query, fragment, white "
+            "space or a port's leading zeros",
+            code="invalid_url",
+        )
+    return url
+
+
 def owner_key() -> str | None:
     """The key of `Authorization: Bearer <owner key>`, None when absent; 401 when not Bearer."""
     return owner_bearer("that is not this bot's owner key")
@@ -402,13 +430,21 @@ def create_bot(body: dict[str, Any]) -> Response:
     """Call the bot's GET / safely (a refused connection is tried again for a few seconds: a bot still
     starting up); if it answers well, store it and return its id, owner key and, unless the author
     gave it, its signing secret."""
-    created = registry().create(
-        body["name"],
-        body["url"],
-        body["games"],
-        bool(body.get("open")),
-        secret=body["secret"],
-        owner_key=owner_key(),
+    key = owner_key()
+    checked_url(body["url"])
+    created = app_context().quotas.create(
+        "bot",
+        limits.client_address(),
+        [key],
+        lambda: registry().create(
+            body["name"],
+            body["url"],
+            body["games"],
+            bool(body.get("open")),
+            secret=body["secret"],
+            owner_key=key,
+        ),
+        lambda made: made.bot.id,
     )
     answer = {"bot": created.bot.public(), "owner_key": created.owner_key}
     if not created.secret_supplied:
@@ -469,7 +505,12 @@ def get_bot(bot_id: str) -> Response:
 def update_bot(body: dict[str, Any], bot_id: str) -> Response:
     """Rename, move or change the games of a bot; a new URL or game list is checked like at creation."""
     bot = registry().update(
-        _valid(bot_id), owner_key(), body.get("name"), body.get("url"), body.get("games"), body.get("open")
+        _valid(bot_id),
+        owner_key(),
+        body.get("name"),
+        checked_url(body.get("url")),
+        body.get("games"),
+        body.get("open"),
     )
     return jsonify(bot)
 
@@ -550,7 +591,9 @@ def _check_busy(retry_after: int) -> Response:
 @documents_errors(401, 403, 404)
 def delete_bot(bot_id: str) -> Response:
     """Mark the bot deleted: it plays no more, its record and past results stay."""
-    return jsonify(registry().delete(_valid(bot_id), owner_key()))
+    deleted = registry().delete(_valid(bot_id), owner_key())
+    app_context().quotas.release("bot", bot_id)  # its slot in the caps is free again
+    return jsonify(deleted)
 
 
 def _valid(bot_id: str) -> str:

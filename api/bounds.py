@@ -1,6 +1,6 @@
 """Bounded input: every request body is checked before any view parses it (one `before_request`).
 
-Three limits, the same for every route (postMove included), each a 422 that changes nothing:
+Four limits, the same for every route (postMove included), each a 422 that changes nothing:
 
 - JSON nested deeper than `MAX_JSON_DEPTH` (32) levels: `json_too_deep`. (Python's JSON parsers
   recurse; a body of 1,000 brackets used to be a RecursionError, a 500, on every JSON endpoint.)
@@ -11,9 +11,13 @@ Three limits, the same for every route (postMove included), each a 422 that chan
   `minimum`) may not exceed `MAX_OPTION_INT` (2**53 - 1, the largest integer every JSON client
   reads exactly) in size: `invalid_options`. This applies to any body that names a known `game`
   and gives `options` (createGame, createTournament, createLeague), whatever the game.
+- A string (a key or a value) that is not text: a `\\uD800`-style escape that leaves a lone UTF-16
+  surrogate, which no UTF-8 store can hold: `invalid_text`. (A bot URL with one reached Redis's
+  encoder and was a 500.) A valid surrogate pair is one character and is accepted.
 
 Cheap on the hot path: a body is parsed here only when it could break a limit (more than 32
-brackets, a run of 19 digits, `NaN`/`Infinity`, a three-digit exponent, or an `"options"` key);
+brackets, a run of 19 digits, `NaN`/`Infinity`, a three-digit exponent, a `\\uD8xx`-`\\uDFxx`
+escape, or an `"options"` key);
 otherwise the check is two byte counts and one regular-expression scan. The views still parse the
 body themselves, as before; a body that is not JSON at all is left to them (`invalid_json`).
 """
@@ -35,6 +39,9 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_OPTION_INT = 2**53 - 1
 # Could hold a number beyond the limits: 19 digits in a row, a non-finite literal, a 3-digit exponent.
 _SUSPECT_NUMBER = re.compile(rb"[0-9]{19}|NaN|Infinity|[eE][+-]?[0-9]{3}")
+# Could hold a lone surrogate: a JSON escape of a UTF-16 surrogate (raw surrogate bytes are not UTF-8,
+# so they never parse at all).
+_SUSPECT_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF][0-9a-fA-F]{2}")
 
 
 class JsonTooDeep(ServiceError):
@@ -56,6 +63,13 @@ class OptionOutOfRange(ServiceError):
 
     status = 422
     code = "invalid_options"
+
+
+class NotText(ServiceError):
+    """The body holds a string with a lone UTF-16 surrogate: not text any store can encode."""
+
+    status = 422
+    code = "invalid_text"
 
 
 class _Refused(Exception):
@@ -86,8 +100,8 @@ def _out_of_range(text: str) -> NumberOutOfRange:
 
 
 def parse_bounded(body: bytes) -> Any:
-    """The body's JSON value if it keeps every limit; raises JsonTooDeep or NumberOutOfRange;
-    ValueError when it is not JSON at all."""
+    """The body's JSON value if it keeps every limit; raises JsonTooDeep, NumberOutOfRange or
+    NotText; ValueError when it is not JSON at all."""
     try:
         value = json.loads(body, parse_int=_bounded_int, parse_constant=_refuse_constant)
     except RecursionError:
@@ -100,11 +114,30 @@ def parse_bounded(body: bytes) -> Any:
         if isinstance(item, dict | list):
             if depth > MAX_JSON_DEPTH:
                 raise _too_deep()
+            if isinstance(item, dict):
+                for key in item:
+                    _check_text(key)
             children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list | float))
+            stack.extend(
+                (child, depth + 1) for child in children if isinstance(child, dict | list | float | str)
+            )
         elif isinstance(item, float) and not math.isfinite(item):
             raise _out_of_range(repr(item))
+        elif isinstance(item, str):
+            _check_text(item)
     return value
+
+
+def _check_text(text: str) -> None:
+    """Refuse a string holding a lone surrogate (it has no UTF-8 form)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotText(
+            f"a string holds a lone UTF-16 surrogate ({text[exc.start]!r} at character {exc.start}): "
+            "not text; send valid UTF-8",
+            details={"position": exc.start},
+        ) from None
 
 
 def _too_deep() -> JsonTooDeep:
@@ -162,7 +195,10 @@ def check_body() -> None:
         return
     has_options = b'"options"' in body
     if not (
-        has_options or body.count(b"[") + body.count(b"{") > MAX_JSON_DEPTH or _SUSPECT_NUMBER.search(body)
+        has_options
+        or body.count(b"[") + body.count(b"{") > MAX_JSON_DEPTH
+        or _SUSPECT_NUMBER.search(body)
+        or _SUSPECT_SURROGATE.search(body)
     ):
         return
     try:

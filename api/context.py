@@ -1,8 +1,10 @@
 """The API's one application context: everything the routes use, built once by `create_app`.
 
-One Redis connection pool per process: the game repository's client is shared by the bot
-registry, the harness store and the platform counters. Routes reach the context through
-`app_context()` (typed), never through string keys of their own in `app.extensions`.
+One Redis connection pool per process: the game repository's client (`core.redis_factory`, from
+`REDIS_URL`) is shared by the bot registry, the harness store, the rate limits and the platform
+counters; RQ's client is built from `RQ_REDIS_URL` (the same pool when it names the same Redis).
+Routes reach the context through `app_context()` (typed), never through string keys of their own
+in `app.extensions`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from typing import Any
 from flask import Flask, current_app
 
 from core.bot_registry import BotRegistry
+from core.event_hub import EventHub, StreamSlots
 from core.outbound import ALLOWED_NETWORKS_ENV, AddressPolicy
+from core.quotas import Quotas, caps_from
+from core.redis_factory import RQ_REDIS_URL_ENV, rq_client, rq_url
 from core.repository import GameRepository
 from core.service import GameService
 from harness.runner import HarnessContext
@@ -34,6 +39,11 @@ class AppContext:
     harness: HarnessContext
     health: dict[str, HealthCheck] = field(default_factory=dict)
     requests: Any = None  # api.ops.RequestRecorder, set by api.ops (it lives above this module)
+    # Event streams: the process's one reader fanning events out, the per-address cap.
+    events: EventHub = field(init=False)
+    stream_slots: StreamSlots = field(init=False)
+    # Caps on live bots, leagues and tournaments (core.quotas).
+    quotas: Quotas = field(init=False)
     api: Any = None  # the flask-smorest Api (its spec is openapi.yaml), set by create_app
 
     @property
@@ -51,7 +61,7 @@ def build_context(config: dict[str, Any] | Any) -> AppContext:
     """The context for an app's configuration (test configs may hand in ready-made parts:
     `TRICKARENA_REPOSITORY`, `TRICKARENA_BOT_REGISTRY`, `TRICKARENA_HARNESS`)."""
     if config.get("TRICKARENA_HARNESS") is not None:
-        return AppContext(config["TRICKARENA_HARNESS"])
+        return with_streams(AppContext(config["TRICKARENA_HARNESS"]), config)
     repository = config.get("TRICKARENA_REPOSITORY")
     if repository is None:
         ttl = config["TRICKARENA_FINISHED_TTL"]
@@ -71,10 +81,28 @@ def build_context(config: dict[str, Any] | Any) -> AppContext:
         )
     queue = config.get("TRICKARENA_QUEUE") or os.environ.get("TRICKARENA_QUEUE", "trickarena")
     store = HarnessStore(repository.client, repository.prefix)
-    harness = HarnessContext(store, service, bots, bots.policy, queue, str(config.get("REDIS_URL", "")))
+    url = str(config.get("REDIS_URL") or "")
+    rq = None
+    if url:
+        queue_url = rq_url({RQ_REDIS_URL_ENV: config.get("RQ_REDIS_URL") or ""}, storage_url=url)
+        rq = rq_client(queue_url) if queue_url != url else None
+    harness = HarnessContext(store, service, bots, bots.policy, queue, url, rq=rq)
     if config.get("TRICKARENA_MIN_LEAGUE_INTERVAL_S") is not None:
         harness.min_league_interval_s = int(config["TRICKARENA_MIN_LEAGUE_INTERVAL_S"])
-    return AppContext(harness)
+    return with_streams(AppContext(harness), config)
+
+
+def with_streams(context: AppContext, config: dict[str, Any] | Any) -> AppContext:
+    """`context` with its event hub and stream slots (caps: docs/operations.md, Limits)."""
+    service = context.service
+    context.events = EventHub(service, int(config.get("TRICKARENA_SSE_MAX_STREAMS") or 0))
+    context.stream_slots = StreamSlots(
+        service.repository.client,
+        service.repository.prefix,
+        int(config.get("TRICKARENA_SSE_MAX_PER_ADDRESS") or 0),
+    )
+    context.quotas = Quotas(service.repository.client, service.repository.prefix, caps_from(config))
+    return context
 
 
 def install(app: Flask, context: AppContext) -> None:

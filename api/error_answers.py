@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
 from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
-from core.errors import ServiceError
+from core.errors import Busy, ServiceError
+from core.redis_factory import is_unavailable
 
 log = logging.getLogger("trickarena.api")
 
@@ -40,6 +40,8 @@ ERROR_CODES: dict[str, str] = {
     "tournament_not_found": "404: no such tournament.",
     "league_not_found": "404: no such league.",
     "match_not_found": "404: the tournament has no match of that index (`details.matches` is how many).",
+    "seat_not_found": "404: the game has no seat of that number (`details.seats` is how many).",
+    "not_a_match_game": "404: the game is no tournament match's: no bot sits in it (use its seat token).",
     "method_not_allowed": "405: the path does not take this method (`Allow` lists those it takes).",
     # 409: the state of what the request is about
     "conflict": "409: the request clashes with the current state.",
@@ -54,7 +56,7 @@ ERROR_CODES: dict[str, str] = {
     ),
     "game_sealed": "409: a tournament game, unreadable without a seat token until the tournament ends.",
     "waiting_for_players": "409: seats are still open (`details.open_seats`); nobody moves yet.",
-    "seat_taken": "409: the seat asked for is not open.",
+    "seat_taken": "409: the seat asked for is not open (taken, or beyond this game's table).",
     "game_not_over": "409: the replay exists once the game is over.",
     "duplicate_name": "409: a bot of that name exists.",
     "url_taken": (
@@ -68,6 +70,10 @@ ERROR_CODES: dict[str, str] = {
     "league_deleted": "409 (410 from getLeague and getLeagueStandings): the league was deleted.",
     "league_full": "409: the league has as many members as it takes (`details.max`).",
     "not_a_member": "409: the bot is not a member of the league.",
+    "quota_exceeded": (
+        "409: as many live bots, leagues or tournaments as a cap allows, per owner key, per client "
+        "address or in all (`details.cap`: its setting, `details.max`); nothing was created."
+    ),
     "league_round": (
         "409: a league round has no owner key of its own: its league's key (`details.league_id`) "
         "owns it, rotate that one."
@@ -78,13 +84,20 @@ ERROR_CODES: dict[str, str] = {
     # 422: the request's content
     "unprocessable": "422: the request's content is refused.",
     "invalid_json": "422: the body is not valid JSON.",
+    "bad_replay": "422: a replay file uploaded to the web viewer that is not one, or does not replay.",
     "json_too_deep": "422: the JSON nests deeper than the server reads (`details.max_depth`).",
     "number_out_of_range": (
         "422: an integer beyond 64 bits or a number that is not finite (`details.min`, `details.max`)."
     ),
+    "invalid_text": (
+        "422: a string holds a lone UTF-16 surrogate (a `\\uD800` escape alone): not text "
+        "(`details.position`: where in the string)."
+    ),
     "validation_error": "422: invalid fields (`details` holds the field errors by location).",
     "game_error": "422: the game refused the request.",
-    "malformed_move": "422: not a well-formed move of this game (`details.fields`).",
+    "malformed_move": (
+        "422: not a move of the operation's request schema (`details.fields`); checked before If-Match."
+    ),
     "illegal_move": "422: a well-formed move the rules do not allow now (`details.legal_moves`).",
     "invalid_options": "422: options the game does not accept (`details.option` names one).",
     "invalid_deal": "422: a deal the game does not accept.",
@@ -93,7 +106,7 @@ ERROR_CODES: dict[str, str] = {
         "fault code and what happened)."
     ),
     "invalid_seats": "422: a seat count or open seats the game does not take (`details.seat_counts`).",
-    "invalid_seat": "422: no such seat in this game.",
+    "invalid_seat": "422: no such seat in this game (a move's seat; joinGame answers 409 `seat_taken`).",
     "unknown_game": "422: the server plays no game of that name.",
     "bot_check_failed": "422: the bot's GET / did not answer as the protocol asks.",
     "bot_unreachable": (
@@ -111,9 +124,20 @@ ERROR_CODES: dict[str, str] = {
     "invalid_schedule": "422: a league schedule that is not exactly one valid interval or cron expression.",
     "invalid_status": "422: a status that cannot be set.",
     "too_few_members": "422: too few members to play a round.",
+    # challenges (issue 28)
+    "challenge_not_found": "404: no such challenge.",
+    "challenges_off": "403: the bot's owner turned challenges off (the bot is not open); its owner key "
+    "in `owner_keys` still enters it.",
     # 429, 5xx
     "rate_limited": "429: over the requests allowed (`Retry-After`; `details.limit`, `details.per`).",
+    "too_many_streams": "429: the client address has as many event streams open as it may "
+    "(`Retry-After`; `details.limit`).",
+    "too_many_challenges": "429: the client address plays as many challenges at once as it may "
+    "(`Retry-After`; `details.limit`).",
+    "bot_busy": "429: the bot plays as many challenges at once as it may (`Retry-After`; `details.limit`).",
     "storage_unavailable": "503: the game store is unreachable (`Retry-After: 1`).",
+    "streams_full": "503: this API process serves as many event streams as it may (`Retry-After`; "
+    "`details.limit`).",
     "internal_error": "500: a bug, logged.",
 }
 
@@ -162,6 +186,8 @@ ErrorParts = tuple[int, dict[str, Any], dict[str, str]]
 def service_error_parts(error: ServiceError) -> ErrorParts:
     """Status, JSON body and extra headers of a service error's response."""
     headers = {"WWW-Authenticate": 'Bearer realm="trick-arena"'} if error.status == 401 else {}
+    if isinstance(error, Busy):
+        headers["Retry-After"] = str(error.retry_after)
     return error.status, error.to_dict(), headers
 
 
@@ -186,7 +212,7 @@ def error_parts(error: Exception) -> ErrorParts:
     """
     if isinstance(error, ServiceError):
         return service_error_parts(error)
-    if isinstance(error, (redis.ConnectionError, redis.TimeoutError)):
+    if is_unavailable(error):  # unreachable, hung, failing over, refusing writes: never a 500
         return storage_unavailable_parts(error)
     return unexpected_error_parts(error)
 

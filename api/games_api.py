@@ -21,10 +21,12 @@ from api.schemas import (
     JoinedGameSchema,
     JoinGameSchema,
     StreamQuerySchema,
+    integral_numbers,
     ref,
 )
 from api.schemas.games import prefix_of
 from core import errors
+from core.event_hub import Batch, EventHub, Listener
 from core.service import GameService
 from games.registry import GAMES
 
@@ -89,6 +91,17 @@ TIMEOUT = query_parameter(
 )
 
 documents_errors = ErrorDocs(blp, ERROR_TEXT)
+# streamGameEvents's caps (api.context.with_streams; docs/operations.md, Limits).
+documents_stream_errors = ErrorDocs(
+    blp,
+    {
+        **ERROR_TEXT,
+        429: "Over a rate limit (`rate_limited`), or the client address has as many event streams open "
+        "as it may (`too_many_streams`); `Retry-After` says when to retry.",
+        503: "This server process serves as many event streams as it may (`streams_full`), or the game "
+        "store is unreachable (`storage_unavailable`); `Retry-After` says when to retry.",
+    },
+)
 
 
 def service() -> GameService:
@@ -429,7 +442,8 @@ def make_move(
     if token is None:
         raise errors.MissingToken("a move needs 'Authorization: Bearer <seat token>'")
     try:
-        move = orjson.loads(raw)
+        # A whole number written `2.0` is the integer 2, as JSON Schema (openapi.yaml) counts it.
+        move = integral_numbers(orjson.loads(raw))
     except orjson.JSONDecodeError:
         raise errors.Unprocessable("the request body is not valid JSON", code="invalid_json") from None
     stored, _events = svc.apply_move(game_id, None, move, parse_if_match(if_match), token=token)
@@ -474,7 +488,9 @@ def _parse_last_event_id(value: str | None) -> tuple[int, int] | None:
     security=OPTIONAL_AUTH,
     description="Each event is sent as `id: <version>-<n>`, `event: game-event` and `data: <EventRecord "
     "JSON>`; reconnect with `Last-Event-ID` (or `since`) to resume. The stream ends with an `end` event "
-    "when the game is over or after `timeout` seconds (capped by the server).",
+    "when the game is over or after `timeout` seconds (capped by the server). Open streams are capped "
+    "per client address (429 `too_many_streams`) and per server process (503 `streams_full`), both "
+    "with `Retry-After` (docs/operations.md, Limits).",
     parameters=[
         SINCE,
         TIMEOUT,
@@ -491,49 +507,122 @@ def _parse_last_event_id(value: str | None) -> tuple[int, int] | None:
     },
 )
 @blp.arguments(StreamQuerySchema, location="query")
-@documents_errors(401, 403, 404, 422)
+@documents_stream_errors(401, 403, 404, 409, 422, 429, 503)
 def stream_game_events(query: dict[str, Any], game_id: str) -> Response:
-    """Server-sent events of the game, resumable with Last-Event-ID, bounded in time."""
+    """Server-sent events of the game, resumable with Last-Event-ID, bounded in time; the process's
+    event hub hands each stream what is new (core.event_hub), so a waiting stream holds no Redis
+    connection."""
     svc = service()
     token = bearer_token()
-    stored = svc.load(game_id, with_actions=False)  # 404 / 401 / 403 before the stream starts
+    stored = svc.load(game_id, with_actions=False)  # 404 / 401 / 403 / 409 before the stream starts
     seat = svc.authenticate(stored, token) if token is not None else None
-    cap = float(current_app.config["TRICKARENA_SSE_MAX_SECONDS"])
-    lifetime = min(cap, float(query["timeout"])) if query["timeout"] is not None else cap
+    svc.check_readable(stored, seat)
     last = _parse_last_event_id(request.headers.get("Last-Event-ID")) or (query["since"], 2**40)
-    return Response(
-        stream_with_context(_sse(svc, game_id, seat, last, lifetime)),
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    hub = app_context().events
+    return open_stream(
+        game_id,
+        query["timeout"],
+        lambda listener, lifetime: _sse(svc, hub, listener, seat, last, lifetime),
     )
 
 
-def _sse(
-    svc: GameService, game_id: str, seat: int | None, last: tuple[int, int], lifetime: float
-) -> Iterator[str]:
-    deadline = time.monotonic() + lifetime
-    yield "retry: 2000\n\n"
-    while True:
-        try:
-            stored, raw = svc.repository_load_with_events(game_id, last[0] - 1 if last[0] > 0 else 0)
-        except errors.GameNotFound:
-            yield 'event: end\ndata: {"reason": "game_not_found"}\n\n'
-            return
-        fresh = [(eid, ev) for eid, ev in raw if tuple(int(p) for p in eid.split("-")) > last]
-        for record in svc.redact(stored, fresh, seat):
+def open_stream(
+    game_id: str, timeout: int | None, messages: Callable[[Listener, float], Iterator[str]]
+) -> Response:
+    """A server-sent-events response about `game_id` fed by the process's event hub: a slot of the
+    client address's (429 when it has none free), a listener of the hub (503 when the process is
+    full), `messages(listener, lifetime)` streamed; both given back when the stream closes. The
+    lifetime is `timeout` seconds capped by TRICKARENA_SSE_MAX_SECONDS (the cap when None)."""
+    cap = float(current_app.config["TRICKARENA_SSE_MAX_SECONDS"])
+    lifetime = min(cap, float(timeout)) if timeout is not None else cap
+    context = app_context()
+    release = context.stream_slots.acquire(request.remote_addr or "-", lifetime)
+    try:
+        listener = context.events.attach(game_id)
+    except Exception:
+        release()
+        raise
+    response = Response(
+        stream_with_context(messages(listener, lifetime)),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    response.call_on_close(lambda: context.events.detach(listener))
+    response.call_on_close(release)
+    return response
+
+
+# Seconds an idle stream waits before a keep-alive comment (which also notices a gone client).
+KEEPALIVE_S = 5.0
+
+
+def _event_messages(
+    svc: GameService, seat: int | None
+) -> Callable[[Batch], list[tuple[tuple[int, int], str]]]:
+    """A batch's events as SSE messages for `seat`'s reader: (event id, message)."""
+
+    def render(batch: Batch) -> list[tuple[tuple[int, int], str]]:
+        assert batch.stored is not None
+        out = []
+        for record in svc.redact(batch.stored, batch.events, seat):
             data = json.dumps(record.to_dict(), separators=(",", ":"))
-            yield f"id: {record.id}\nevent: game-event\ndata: {data}\n\n"
-            last = (record.version, int(record.id.split("-")[1]))
-        if svc.render_status(stored) == "finished":
-            yield 'event: end\ndata: {"reason": "finished"}\n\n'
-            return
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            yield 'event: end\ndata: {"reason": "timeout"}\n\n'
-            return
-        after = f"{last[0]}-{min(last[1], 2**63 - 1)}"
-        if not svc.repository.wait_events(game_id, after, int(min(remaining, 5.0) * 1000) + 1):
-            yield ": keep-alive\n\n"
+            out.append(
+                (
+                    (record.version, int(record.id.split("-")[1])),
+                    f"id: {record.id}\nevent: game-event\ndata: {data}\n\n",
+                )
+            )
+        return out
+
+    return render
+
+
+def _sse(
+    svc: GameService,
+    hub: EventHub,
+    listener: Listener,
+    seat: int | None,
+    last: tuple[int, int],
+    lifetime: float,
+) -> Iterator[str]:
+    """The stream: its backlog read once, then the hub's batches; a gap (a batch after a version it
+    has not read, or batches dropped while it did not read) is read again from Redis."""
+    deadline = time.monotonic() + lifetime
+    render = _event_messages(svc, seat)
+    yield "retry: 2000\n\n"
+    through: int | None = None  # every event up to this version is sent (None: read it first)
+    while True:
+        if through is None:
+            through = last[0] - 1 if last[0] > 0 else 0
+            batches = [hub.read(listener.game_id, through)]
+        else:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                yield 'event: end\ndata: {"reason": "timeout"}\n\n'
+                return
+            batches, lost = listener.take(min(remaining, KEEPALIVE_S))
+            if lost:
+                through = None
+                continue
+            if not batches:
+                yield ": keep-alive\n\n"
+                continue
+        for batch in batches:
+            if batch.stored is None:
+                yield 'event: end\ndata: {"reason": "game_not_found"}\n\n'
+                return
+            if batch.after > through:
+                through = None  # a gap: read it
+                break
+            for event_id, message in batch.rendered(seat, render):
+                if event_id > last:
+                    yield message
+                    last = event_id
+            through = max(through, batch.stored.version)
+            listener.through = through
+            if svc.render_status(batch.stored) == "finished":
+                yield 'event: end\ndata: {"reason": "finished"}\n\n'
+                return
 
 
 @blp.route("/games/<game_id:game_id>/replay", methods=["GET"])
@@ -550,10 +639,10 @@ def get_replay(game_id: str) -> Response:
 @blp.response(200, "Health")
 @blp.alt_response(503, schema="Health", description="Redis is down.")
 def get_health() -> Response:
-    """Redis reachability and latency, plus any registered checks (e.g. workers)."""
+    """Whether Redis takes a write, and its latency, plus any registered checks (e.g. workers)."""
     started = time.perf_counter()
     try:
-        service().repository.ping()
+        service().repository.check_writable()  # a Redis that only reads cannot serve the API
         redis_status: dict[str, Any] = {
             "ok": True,
             "latency_ms": round((time.perf_counter() - started) * 1000, 3),
@@ -563,6 +652,10 @@ def get_health() -> Response:
     body: dict[str, Any] = {"status": "ok", "redis": redis_status, "workers": None}
     healthy = redis_status["ok"]
     for name, check in app_context().health.items():
+        if not redis_status["ok"]:
+            # The sections read Redis too: a hung one would cost each its own timeout.
+            body[name] = {"ok": False, "error": "RedisUnavailable"}
+            continue
         try:
             section = check()
         except Exception as exc:  # a broken reporter makes the server degraded, not broken
@@ -574,4 +667,6 @@ def get_health() -> Response:
     # Only a Redis outage makes this server unable to serve (503); a degraded section (say, no
     # worker running) is reported in the body while the API itself keeps working.
     response.status_code = 200 if redis_status["ok"] else 503
+    if not redis_status["ok"]:
+        response.headers["Retry-After"] = "1"  # as every storage_unavailable answer
     return response

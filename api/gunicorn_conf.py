@@ -2,13 +2,16 @@
 
 The server's own limits, the same for `make run` and compose (docs/operations.md, Limits):
 
-- `worker_class` gevent: a connection holds a greenlet, not a thread, so slow clients (a slowloris
-  sending its headers or body a byte at a time) cannot take every worker's threads; `make run`
-  serves the API this way with no proxy in front (`tests/ops/test_slow_clients.py`: 256 slow
-  connections, getHealth and a move still answer within 1 s). Compose runs `gthread` behind its
-  nginx edge instead (its command says so): nginx buffers every request and answer, so gunicorn's
-  threads only ever see whole requests, and threads are preemptive (one CPU-heavy request does
-  not stall the others of its worker).
+- `worker_class` gevent, for `make run` and compose alike: a connection holds a greenlet, not a
+  thread, so slow clients (a slowloris sending its headers or body a byte at a time) cannot take
+  every worker's threads (`tests/ops/test_slow_clients.py`: 256 slow connections, getHealth and a
+  move still answer within 1 s), nor can open event streams (`tests/ops/test_stream_load.py`:
+  1,000 streams; 16 of them held all 2 x 8 threads of the gthread worker compose used to run).
+  A waiting stream holds no Redis connection either: the process's event hub reads for all of
+  them (core.event_hub).
+- `worker_connections`: open connections per worker (streams, slow ones and keep-alive ones
+  included); above `TRICKARENA_SSE_MAX_STREAMS` (1,000 streams per process), so streams alone never
+  fill a worker.
 - `keepalive`: seconds an idle connection is kept; the gevent worker also gives a request's
   headers at most this long. `timeout`: a worker silent this long is restarted.
 - `limit_request_line` / `limit_request_fields` / `limit_request_field_size`: the request line,
@@ -56,8 +59,7 @@ class JsonLogger(Logger):  # type: ignore[misc]
 # -- the server's limits (command-line flags win over these) ----------------------------------------
 worker_class = "gevent"
 workers = 2
-threads = 8  # gthread only (compose)
-worker_connections = 1000  # gevent: open connections per worker, slow ones included
+worker_connections = 2000  # gevent: open connections per worker, streams and slow ones included
 timeout = 30
 graceful_timeout = 5
 keepalive = 5

@@ -13,10 +13,11 @@ A request over a limit gets 429 `rate_limited` with `Retry-After` (seconds until
 refused it has room again) and changes nothing. The strings are the `limits` library's
 (`N/second`, `N per minute`, `;` between several); `off` turns a set off, and
 `TRICKARENA_RATE_LIMITS=off` every rate limit (the test suite runs so; `tests/api/test_rate_limits.py`
-turns them on). getHealth and `/metrics` are exempt: a probe or a scrape must never see 429, and
-getHealth must show a Redis outage itself. Behind proxies, `TRICKARENA_TRUSTED_PROXIES=N` takes
-the client address from the N-th last `X-Forwarded-For` entry (werkzeug's ProxyFix; compose: 1,
-its nginx edge); never set it where clients reach the API directly, they could pick any address.
+turns them on). getHealth, `/metrics` and `/metrics/platform` are exempt: a probe or a scrape
+must never see 429, and getHealth must show a Redis outage itself. Behind proxies,
+`TRICKARENA_TRUSTED_PROXIES=N` takes the client address from the N-th last `X-Forwarded-For`
+entry (werkzeug's ProxyFix; compose: 1, its nginx edge); never set it where clients reach the
+API directly, they could pick any address.
 
 While Redis is unreachable the check fails like every other Redis call: 503 storage_unavailable.
 """
@@ -33,14 +34,15 @@ from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api.context import app_context
+from core.redis_factory import is_client, limits_storage
 
 # One window each: every limit costs one Redis script call per request (docs/operations.md, Limits);
 # bursts within the minute are the edge's to cut (compose's nginx: limit_req).
 DEFAULT_ADDRESS_LIMITS = "1200/minute"
 DEFAULT_KEY_LIMITS = "600/minute"
 OFF = "off"
-# The monitoring endpoints (getHealth, /metrics): never limited.
-EXEMPT_ENDPOINTS = frozenset({"games.get_health", "trickarena_metrics"})
+# The monitoring endpoints (getHealth, /metrics, /metrics/platform): never limited.
+EXEMPT_ENDPOINTS = frozenset({"games.get_health", "trickarena_metrics", "trickarena_platform_metrics"})
 
 
 def client_address() -> str:
@@ -48,7 +50,8 @@ def client_address() -> str:
     return f"addr:{request.remote_addr or '-'}"
 
 
-def _bearer() -> str | None:
+def bearer() -> str | None:
+    """The token of `Authorization: Bearer <token>`, None when there is none (never an error)."""
     scheme, _, token = (request.headers.get("Authorization") or "").strip().partition(" ")
     token = token.strip()
     return token if scheme.lower() == "bearer" and token else None
@@ -56,7 +59,7 @@ def _bearer() -> str | None:
 
 def credential() -> str:
     """The key of the per-credential limit: a digest of the Bearer token (the token is not stored)."""
-    token = _bearer() or ""
+    token = bearer() or ""
     return "key:" + hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -104,21 +107,22 @@ def init_app(app: Flask) -> Limiter | None:
     limits: list[Any] = [ApplicationLimit(address_limits, key_function=client_address)]
     if key_limits is not None:
         limits.append(
-            ApplicationLimit(key_limits, key_function=credential, exempt_when=lambda: _bearer() is None)
+            ApplicationLimit(key_limits, key_function=credential, exempt_when=lambda: bearer() is None)
         )
-    # The app's own Redis connections (and their timeouts: a hung Redis is a 503 within
+    # The app's own Redis connections on the configured topology (core.redis_factory: the storage
+    # client's pool, Sentinel's included, with its timeouts: a hung Redis is a 503 within
     # TRICKARENA_REDIS_TIMEOUT_S, not a wait); keys under the app's prefix. (Typed `str | int` by
     # Flask-Limiter; limits' Redis storage takes the pool as documented.)
-    storage_options: Any = {"key_prefix": f"{repository.prefix}ratelimit"}
-    pool = getattr(repository.client, "connection_pool", None)  # none: the offline spec generator
-    if pool is not None:
-        storage_options["connection_pool"] = pool
+    storage_uri, storage_options = "redis://", dict[str, Any]()
+    if is_client(repository.client):  # not the offline spec generator's stand-in
+        storage_uri, storage_options = limits_storage(repository.client, str(app.config["REDIS_URL"]))
+    options: Any = {"key_prefix": f"{repository.prefix}ratelimit", **storage_options}
     limiter = Limiter(
         client_address,
         app=app,
         application_limits=limits,
-        storage_uri=str(app.config.get("REDIS_URL") or "redis://"),
-        storage_options=storage_options,
+        storage_uri=storage_uri,
+        storage_options=options,
         strategy="sliding-window-counter",
         headers_enabled=False,  # a header on every answer would cost a Redis read per request
         on_breach=rate_limited,

@@ -6,7 +6,10 @@ Metrics come from two places, so that they add up across gunicorn workers and ma
   `PROMETHEUS_MULTIPROC_DIR` points every worker at one directory and `/metrics` aggregates it.
 - What the RQ workers do (moves played in matches, bot decision time, bot faults) is counted in
   Redis hashes (`record_match`, called once per recorded match), and the queue depth and worker
-  count are read from RQ at scrape time, so any API process reports the whole platform.
+  count are read from RQ at scrape time. These describe the whole platform, not the process that
+  answers, so they have their own path, `/metrics/platform` (any API process answers it alike;
+  scrape it as one target), and are not in `/metrics`: summed over replicas they would count
+  each match once per replica.
 
 `python -m api.ops probe URL` is the container health probe: exit 0 when URL answers and, for
 getHealth, when its Redis section is ok (a "degraded" platform without workers still has a
@@ -41,11 +44,13 @@ from core.telemetry import (
     bucket_label,
     configure_logging,
 )
+from harness.health import unhealthy_workers
 
 if TYPE_CHECKING:
     from api.blueprint_util import Api
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+PLATFORM_METRICS_ENDPOINT = "trickarena_platform_metrics"
 REQUEST_ID_HEADER = "X-Request-ID"
 REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
 # The caller's X-Request-ID is kept (logged, echoed) only when it is 1-64 characters of letters,
@@ -78,10 +83,11 @@ API_MOVES = Counter("trickarena_api_moves_total", "Moves applied through postMov
 class PlatformCollector(Collector):
     """Scrape-time metrics from Redis: worker counters, RQ queue depth and live workers."""
 
-    def __init__(self, client: redis.Redis, prefix: str, queue: str) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, queue: str, rq: redis.Redis | None = None) -> None:
         self.client = client
         self.prefix = prefix
         self.queue = queue
+        self.rq = client if rq is None else rq  # RQ's Redis (RQ_REDIS_URL)
 
     def collect(self) -> Iterable[Metric]:
         """Yield the platform metric families (empty families when Redis is unreachable)."""
@@ -93,10 +99,15 @@ class PlatformCollector(Collector):
         faults = CounterMetricFamily("trickarena_bot_faults", "Bot faults by code", labels=["game", "code"])
         depth = GaugeMetricFamily("trickarena_queue_depth", "Jobs waiting in the queue", labels=["queue"])
         workers = GaugeMetricFamily("trickarena_workers", "RQ workers alive", labels=["queue"])
+        unhealthy = GaugeMetricFamily(
+            "trickarena_workers_unhealthy",
+            "RQ workers alive that take no job: they could not reach bots other workers reach",
+            labels=["queue"],
+        )
         up = GaugeMetricFamily("trickarena_redis_up", "1 when Redis answered this scrape")
         try:
             raw = self.client.hgetall(f"{self.prefix}{METRICS_KEY}")
-            counts = worker_status(self.client, self.queue)
+            counts = worker_status(self.rq, self.queue, self.client, self.prefix)
         except (redis.RedisError, OSError):
             up.add_metric([], 0)
             yield up
@@ -126,27 +137,35 @@ class PlatformCollector(Collector):
             bot_latency.add_metric([game], cumulative, sums.get(game, 0.0))
         depth.add_metric([self.queue], counts["queued"])
         workers.add_metric([self.queue], counts["count"])
-        yield from (matches, moves, bot_latency, faults, depth, workers, up)
+        unhealthy.add_metric([self.queue], len(counts["unhealthy"]))
+        yield from (matches, moves, bot_latency, faults, depth, workers, unhealthy, up)
 
 
-def worker_status(client: redis.Redis, queue: str) -> dict[str, Any]:
-    """Live RQ workers (all, and those listening on `queue`), the queue depth and scheduler presence."""
+def worker_status(
+    client: redis.Redis, queue: str, store: redis.Redis | None = None, prefix: str = ""
+) -> dict[str, Any]:
+    """Live RQ workers listening on `queue` (and those of them that tripped: `harness.health`, listed
+    under `prefix` in `store`, default RQ's Redis), the queue depth; ok with one healthy worker."""
     from rq import Queue, Worker
 
     all_workers = Worker.all(connection=client)
-    listening = [w for w in all_workers if queue in w.queue_names()]
+    listening = sorted(w.name for w in all_workers if queue in w.queue_names())
+    tripped = unhealthy_workers(store if store is not None else client, prefix)
+    unhealthy = [name for name in listening if name in tripped]
     q = Queue(queue, connection=client)
     return {
-        "ok": bool(listening),
+        "ok": len(listening) > len(unhealthy),
         "count": len(listening),
         "queue": queue,
         "queued": q.count,
-        "workers": sorted(w.name for w in listening),
+        "workers": listening,
+        "unhealthy": unhealthy,
     }
 
 
 # -- the Flask side -----------------------------------------------------------------------------
-def _registry(collector: Collector) -> CollectorRegistry:
+def _registry() -> CollectorRegistry:
+    """The process's own metrics (all gunicorn workers' under the multiprocess mode)."""
     registry = CollectorRegistry()
     if os.environ.get(MULTIPROC_ENV):
         from prometheus_client import multiprocess
@@ -156,7 +175,6 @@ def _registry(collector: Collector) -> CollectorRegistry:
         from prometheus_client import REGISTRY
 
         registry.register(_Forward(REGISTRY))
-    registry.register(collector)
     return registry
 
 
@@ -225,10 +243,14 @@ class RequestRecorder:
         # werkzeug puts the Request it builds for the environ there (Flask's `request`).
         req = environ.get("werkzeug.request")
         rule = getattr(req, "url_rule", None)
-        view_args: dict[str, Any] = (getattr(req, "view_args", None) or {}) if rule is not None else {}
-        method: str = environ.get("REQUEST_METHOD", "")
-        path: str = req.path if req is not None else environ.get("PATH_INFO", "")
         endpoint: str = rule.rule if rule is not None else "<unmatched>"
+        # A path (or an id in it) is logged only when it named something that exists: an unmatched
+        # route or a 404 may carry whatever was pasted there, a secret or an owner key included,
+        # so those lines carry the route template and no ids (`logged_path`).
+        found = rule is not None and code != 404
+        view_args: dict[str, Any] = (getattr(req, "view_args", None) or {}) if found else {}
+        method: str = environ.get("REQUEST_METHOD", "")
+        path: str = (req.path if req is not None else environ.get("PATH_INFO", "")) if found else endpoint
         label = (endpoint, method, status)
         counter = self._requests.get(label)
         if counter is None:
@@ -282,14 +304,18 @@ def register_health_check(app: Flask, name: str, check: Callable[[], dict[str, A
 
 
 def init_app(app: Flask) -> None:
-    """Request ids, JSON access logs, request metrics, `/metrics`, and the workers section of getHealth."""
+    """Request ids, JSON access logs, request metrics, `/metrics` (this process's),
+    `/metrics/platform` (the platform's, from Redis), and the workers section of getHealth."""
 
     configure_logging()
     service = app_context(app).service
     client: redis.Redis = service.repository.client
     prefix: str = service.repository.prefix
     queue = os.environ.get(QUEUE_ENV, DEFAULT_QUEUE)
-    registry = _registry(PlatformCollector(client, prefix, queue))
+    rq = app_context(app).harness.rq_connection
+    registry = _registry()
+    platform = CollectorRegistry()
+    platform.register(PlatformCollector(client, prefix, queue, rq))
 
     # Around Flask's whole request cycle, for every route (see RequestRecorder).
     recorder = RequestRecorder(app.wsgi_app)
@@ -297,11 +323,18 @@ def init_app(app: Flask) -> None:
     app_context(app).requests = recorder
 
     def metrics() -> Response:
-        """The Prometheus text exposition of every metric."""
+        """The Prometheus text exposition of this API process's metrics (HTTP, postMove)."""
         return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
 
+    def platform_metrics() -> Response:
+        """The Prometheus text exposition of the platform's metrics, read from Redis."""
+        return Response(generate_latest(platform), mimetype=CONTENT_TYPE_LATEST)
+
     app.add_url_rule("/metrics", endpoint="trickarena_metrics", view_func=metrics, methods=["GET"])
-    register_health_check(app, "workers", lambda: worker_status(client, queue))
+    app.add_url_rule(
+        "/metrics/platform", endpoint=PLATFORM_METRICS_ENDPOINT, view_func=platform_metrics, methods=["GET"]
+    )
+    register_health_check(app, "workers", lambda: worker_status(rq, queue, client, prefix))
 
 
 def register(_api: Api, app: Flask) -> None:

@@ -14,10 +14,21 @@ from typing import Any
 from flask import Flask, Response, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api.blueprint_util import Api, Blueprint, ErrorDocs, at_least_one_of, game_name_field, not_null
+from api import limits
+from api.blueprint_util import (
+    Api,
+    Blueprint,
+    ErrorDocs,
+    at_least_one_of,
+    game_name_field,
+    not_null,
+    seats_per_game,
+)
 from api.context import app_context
 from api.games_api import key_before_body, owner_bearer
+from api.schemas import JsonInteger
 from core import errors
+from core.timing import DEFAULT as TIMING
 from core.wire.common import ObjectRef, Ref
 from harness import catalog
 from harness import tournaments as ops
@@ -51,7 +62,9 @@ ERROR_TEXT = {
     404: "No such tournament, league or bot (`tournament_not_found`, `league_not_found`, `bot_not_found`).",
     409: "Conflict: the tournament is already over (`tournament_over`), the bot is not a member "
     "(`not_a_member`) or was deleted (`bot_deleted`), the league was deleted (`league_deleted`), or "
-    "a league round's own key was to be rotated (`league_round`: rotate the league's).",
+    "a league round's own key was to be rotated (`league_round`: rotate the league's), or (createLeague, "
+    "createTournament) a cap on live leagues or tournaments per owner key, per client address or in all "
+    "is reached (`quota_exceeded`, `details.cap` and `details.max`; nothing created).",
     410: "The league was deleted (`league_deleted`); its rounds stay readable as tournaments.",
     413: "The request body is too large (code `body_too_large`).",
     422: "Invalid JSON or fields (`invalid_json`, `validation_error`), or an impossible tournament: "
@@ -98,19 +111,21 @@ def _match_settings(body: dict[str, Any]) -> dict[str, Any]:
 
 class _MatchSettings(Schema):
     game = game_name_field("Name of the game to play.", required=True)
-    seats = fields.Integer(
+    seats = JsonInteger(
         required=True,
         validate=validate.Range(min=1, max=16),
         metadata={"description": "Seats per table (1-16)."},
     )
-    deals = fields.Integer(
+    deals = JsonInteger(
         load_default=1, validate=validate.Range(min=1, max=1000), metadata={"description": "Deals per table."}
     )
-    deadline_ms = fields.Integer(
-        load_default=1000, validate=validate.Range(min=10, max=60000), metadata={"description": "Per move."}
+    deadline_ms = JsonInteger(
+        load_default=TIMING.deadline_ms,
+        validate=validate.Range(min=10, max=60000),
+        metadata={"description": "Per move."},
     )
-    time_bank_ms = fields.Integer(
-        load_default=5000,
+    time_bank_ms = JsonInteger(
+        load_default=TIMING.time_bank_ms,
         validate=validate.Range(min=0, max=600000),
         metadata={
             "description": "Extra time per seat per match, used when a move takes longer than the deadline."
@@ -124,7 +139,7 @@ class _MatchSettings(Schema):
             "out taking its default; absent: the defaults. Checked by the game (422 invalid_options)."
         },
     )
-    max_tables = fields.Integer(
+    max_tables = JsonInteger(
         load_default=60,
         validate=validate.Range(min=1, max=1000),
         metadata={
@@ -133,7 +148,7 @@ class _MatchSettings(Schema):
             "(docs/harness.md, Scheduling)."
         },
     )
-    appearances = fields.Integer(
+    appearances = JsonInteger(
         load_default=1,
         validate=validate.Range(min=1, max=100),
         metadata={
@@ -141,12 +156,13 @@ class _MatchSettings(Schema):
             "which the field fills whole tables, so that every entrant plays equally often)."
         },
     )
-    max_matches = fields.Integer(
+    max_matches = JsonInteger(
         load_default=ops.MAX_MATCHES,
         validate=validate.Range(min=1, max=ops.MAX_MATCHES),
         metadata={
             "description": "Match budget. A tournament over it is refused (422 schedule_too_large); "
-            "a league round is thinned to fit it (fewer tables, or fewer appearances)."
+            "a league round plays `max_tables` tables, or more to seat every member `appearances` "
+            "times, within it, every member within one table of the others (docs/harness.md, Budget)."
         },
     )
 
@@ -156,6 +172,8 @@ class CreateTournamentSchema(_MatchSettings):
 
     class Meta:
         name = "CreateTournament"
+
+    JSON_SCHEMA = seats_per_game()
 
     name = _name_field(
         "Shown in listings and on the web pages; default `<game> tournament <first 6 digits of its id>`",
@@ -174,7 +192,7 @@ class CreateTournamentSchema(_MatchSettings):
         default_timezone=UTC,
         metadata={"description": "Start later (ISO 8601)."},
     )
-    seed = fields.Integer(
+    seed = JsonInteger(
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=0, max=2**53),
@@ -193,7 +211,7 @@ class CreateTournamentSchema(_MatchSettings):
             "can only be entered with its owner key (403 entrant_not_authorized otherwise)."
         },
     )
-    fault_threshold = fields.Integer(
+    fault_threshold = JsonInteger(
         load_default=3,
         validate=validate.Range(min=0, max=1000),
         metadata={"description": "A bot with more faults than this in a match is not rated for that match."},
@@ -234,7 +252,8 @@ class CoverageSchema(Schema):
         required=True,
         metadata={
             "description": "False when the table budget was too small for every pair to meet "
-            "(raise max_tables to cover them)."
+            "(raise max_tables to cover them; a league's round robin rounds rotate, so a stable "
+            "field meets every pair within a documented number of rounds)."
         },
     )
     min_tables = fields.Integer(required=True, metadata={"description": "Fewest tables an entrant plays."})
@@ -658,6 +677,17 @@ class FaultCountsSchema(Schema):
             "code the entrant never made is absent."
         },
     )
+    by_reason = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={
+            "description": "Faults by reason: a fault code, for `http_status` refined with the HTTP status "
+            "and the error code of the bot's JSON body (`http_status:401:bad_signature`); at most "
+            "8 reasons, the rest under their bare code. Empty for matches played before reasons "
+            "were recorded."
+        },
+    )
     unrated_matches = fields.Integer(
         required=True,
         metadata={"description": "Matches in which the entrant had more faults than the threshold."},
@@ -754,7 +784,7 @@ class StandingsSchema(Schema):
         keys=fields.String(),
         values=fields.Nested(FaultCountsSchema),
         required=True,
-        metadata={"description": "Per entrant of the page: total, by_code, unrated_matches."},
+        metadata={"description": "Per entrant of the page: total, by_code, by_reason, unrated_matches."},
     )
     statistics = fields.Nested(StandingsStatisticsSchema, required=True)
     head_to_head = fields.Dict(
@@ -799,7 +829,7 @@ class CreateLeagueSchema(_MatchSettings):
     class Meta:
         name = "CreateLeague"
 
-    JSON_SCHEMA = {"oneOf": [not_null(["interval_s"]), not_null(["cron"])]}
+    JSON_SCHEMA = {"oneOf": [not_null(["interval_s"]), not_null(["cron"])], **seats_per_game()}
 
     name = _name_field(
         "The league's name; default `<game> league <first 6 digits of its id>`; its rounds are named "
@@ -814,7 +844,7 @@ class CreateLeagueSchema(_MatchSettings):
             "64 members and rating-based matchmaking above; see createTournament."
         },
     )
-    interval_s = fields.Integer(
+    interval_s = JsonInteger(
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=1, max=366 * 86400),
@@ -825,7 +855,11 @@ class CreateLeagueSchema(_MatchSettings):
         allow_none=True,
         validate=validate.Length(min=1, max=128),
         metadata={
-            "description": "A cron expression (UTC) for the rounds; give exactly one of interval_s and cron."
+            "description": "A cron expression (UTC) for the rounds; give exactly one of interval_s and cron. "
+            "Five numeric fields (minute, hour, day of month, month, day of week 0-7; each a comma list "
+            "of `*`, `N` or `N-M`, with an optional `/step`) and optionally a sixth, the second; rounds "
+            "at least `TRICKARENA_MIN_LEAGUE_INTERVAL_S` apart (422 `invalid_schedule` otherwise).",
+            "pattern": ops.CRON_PATTERN,
         },
     )
 
@@ -857,7 +891,7 @@ class UpdateLeagueSchema(Schema):
             "description": "`paused`: no round starts until `active` again (then one period from now)."
         },
     )
-    interval_s = fields.Integer(
+    interval_s = JsonInteger(
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=1, max=366 * 86400),
@@ -869,7 +903,10 @@ class UpdateLeagueSchema(Schema):
         load_default=None,
         allow_none=True,
         validate=validate.Length(min=1, max=128),
-        metadata={"description": "A new schedule: a cron expression (UTC)."},
+        metadata={
+            "description": "A new schedule: a cron expression (UTC), as createLeague's.",
+            "pattern": ops.CRON_PATTERN,
+        },
     )
 
     @validates_schema
@@ -926,10 +963,14 @@ class LeagueSchema(Schema):
         metadata={"description": "How each round pairs the members."},
     )
     appearances = fields.Integer(
-        required=True, metadata={"description": "Rating pairing: tables per member per round."}
+        required=True,
+        metadata={"description": "Tables per member per round, at least (within the match budget)."},
     )
     max_matches = fields.Integer(
-        required=True, metadata={"description": "Per-round match budget (a round is thinned to fit)."}
+        required=True,
+        metadata={
+            "description": "Per-round match budget (a round is sized to fit it; docs/harness.md, Budget)."
+        },
     )
     max_members = fields.Integer(required=True, metadata={"description": "Member cap (409 league_full)."})
     status = fields.String(required=True, metadata={"description": "`active`, `paused` or `deleted`."})
@@ -955,7 +996,7 @@ class LeagueSchema(Schema):
 
 
 class JoinLeagueSchema(Schema):
-    """joinLeague request (with the bot's owner key as Bearer)."""
+    """joinLeague request (with the bot's owner key, or the league's, as Bearer)."""
 
     class Meta:
         name = "JoinLeague"
@@ -964,7 +1005,9 @@ class JoinLeagueSchema(Schema):
         required=True,
         validate=BOT_ID,
         metadata={
-            "description": "Id of the bot to join (16 lowercase hex digits); its owner key is the Bearer."
+            "description": "Id of the bot to join (16 lowercase hex digits). The Bearer is its owner key, "
+            "or the league's owner key when the bot is open to challenges (it then plays only while it "
+            "stays open)."
         },
     )
 
@@ -992,7 +1035,18 @@ def create_tournament(body: dict[str, Any]) -> Response:
     first asked `GET /` (signed, all at once, 2 s each): if any does not answer, nothing is created
     and the 422 `entrants_unreachable` lists which bots did not answer and why (league rounds are
     not checked this way)."""
-    created = ops.create_tournament(
+    created = app_context().quotas.create(
+        "tournament",
+        limits.client_address(),
+        [limits.bearer(), *body["owner_keys"]],
+        lambda: _create_tournament(body),
+        lambda made: str(made["tournament_id"]),
+    )
+    return _created(created, f"/tournaments/{created['tournament_id']}")
+
+
+def _create_tournament(body: dict[str, Any]) -> dict[str, Any]:
+    return ops.create_tournament(
         context(),
         body["game"],
         body["seats"],
@@ -1006,7 +1060,6 @@ def create_tournament(body: dict[str, Any]) -> Response:
         name=body["name"],
         **_match_settings(body),
     )
-    return _created(created, f"/tournaments/{created['tournament_id']}")
 
 
 @blp.route("/tournaments/<string:tournament_id>", methods=["GET"])
@@ -1064,18 +1117,24 @@ def cancel_tournament(tournament_id: str) -> Response:
 @blp.doc(operationId="createLeague", tags=["leagues"], summary="Create a league on a schedule")
 @blp.arguments(CreateLeagueSchema)
 @blp.response(201, CreatedLeagueSchema)
-@documents_errors(413, 422)
+@documents_errors(409, 413, 422)
 def create_league(body: dict[str, Any]) -> Response:
     """Every interval (or cron time) the members play a round robin; ratings carry over."""
-    created = ops.create_league(
-        context(),
-        body["game"],
-        body["seats"],
-        interval_s=body["interval_s"],
-        cron=body["cron"],
-        name=body["name"],
-        pairing=body["pairing"],
-        **_match_settings(body),
+    created = app_context().quotas.create(
+        "league",
+        limits.client_address(),
+        [limits.bearer()],
+        lambda: ops.create_league(
+            context(),
+            body["game"],
+            body["seats"],
+            interval_s=body["interval_s"],
+            cron=body["cron"],
+            name=body["name"],
+            pairing=body["pairing"],
+            **_match_settings(body),
+        ),
+        lambda made: str(made["league_id"]),
     )
     return _created(created, f"/leagues/{created['league_id']}")
 
@@ -1135,30 +1194,41 @@ def update_league(body: dict[str, Any], league_id: str) -> Response:
 def delete_league(league_id: str) -> Response:
     """No more rounds; the league is gone from getLeague and its standings (410), its rounds stay
     readable as tournaments and listLeagues lists it (status `deleted`)."""
-    return _json(ops.delete_league(context(), league_id, owner_bearer()))
+    deleted = ops.delete_league(context(), league_id, owner_bearer())
+    app_context().quotas.release("league", league_id)  # its slot in the caps is free again
+    return _json(deleted)
 
 
 @blp.route("/leagues/<string:league_id>/members", methods=["POST"])
 @blp.doc(
-    operationId="joinLeague", tags=["leagues"], summary="Join a bot (its owner key)", security=OWNER_AUTH
+    operationId="joinLeague",
+    tags=["leagues"],
+    summary="Join a bot (its owner key, or the league's for a bot open to challenges)",
+    security=OWNER_AUTH,
 )
 @key_before_body
 @blp.arguments(JoinLeagueSchema)
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409, 413, 422)
 def join_league(body: dict[str, Any], league_id: str) -> Response:
-    """The bot plays from the next round on."""
+    """The bot plays from the next round on. With the bot's owner key any bot joins; with the
+    league's owner key only a bot open to challenges does (else 403 `entrant_not_authorized`, as
+    createTournament's entrants), and it sits out every round while its owner has it closed."""
     return _json(ops.join_league(context(), league_id, body["bot_id"], owner_bearer()))
 
 
 @blp.route("/leagues/<string:league_id>/members/<string:bot_id>", methods=["DELETE"])
 @blp.doc(
-    operationId="leaveLeague", tags=["leagues"], summary="Take a bot out (its owner key)", security=OWNER_AUTH
+    operationId="leaveLeague",
+    tags=["leagues"],
+    summary="Take a bot out (its owner key, or the league's)",
+    security=OWNER_AUTH,
 )
 @blp.response(200, LeagueSchema)
 @documents_errors(401, 403, 404, 409)
 def leave_league(league_id: str, bot_id: str) -> Response:
-    """The bot's past results stay in earlier rounds."""
+    """The bot's owner takes it out, or the league's owner does; its past results stay in earlier
+    rounds."""
     return _json(ops.leave_league(context(), league_id, bot_id, owner_bearer()))
 
 

@@ -82,22 +82,36 @@ class ErrorDetailsSchema(Schema):
     max = fields.Integer(
         metadata={
             "description": "With `number_out_of_range`, `invalid_options`: the greatest integer taken; with "
-            "`league_full`: the members a league takes."
+            "`league_full`: the members a league takes; with `quota_exceeded`: the cap's value."
         }
     )
     max_depth = fields.Integer(metadata={"description": "With `json_too_deep`: the deepest nesting read."})
+    position = fields.Integer(
+        metadata={"description": "With `invalid_text`: the character of the string holding a lone surrogate."}
+    )
     limit = fields.String(
         metadata={"description": "With `rate_limited`: the limit exceeded (`600 per 1 minute`)."}
     )
     per = fields.String(
-        metadata={"description": "With `rate_limited`: what the limit counts: `address` or `credential`."}
+        metadata={
+            "description": "With `rate_limited`: what the limit counts: `address` or `credential`; with "
+            "`quota_exceeded`: `owner`, `address` or `total`."
+        }
+    )
+    cap = fields.String(metadata={"description": "With `quota_exceeded`: the cap reached, by its setting."})
+    kind = fields.String(
+        metadata={"description": "With `quota_exceeded`: what is capped: `bot`, `league` or `tournament`."}
     )
     retry_after = fields.Integer(
         metadata={"description": "With `rate_limited`: seconds to wait (as Retry-After)."}
     )
     bot_id = fields.String(metadata={"description": "With errors about one bot of a tournament: the bot."})
+    bot = fields.String(
+        metadata={"description": "With `bot_not_found` from createChallenge: the bot id or name asked for."}
+    )
     url = fields.String(metadata={"description": "With `url_taken`: the URL as compared (normalised)."})
     matches = fields.Integer(metadata={"description": "With `match_not_found`: how many matches there are."})
+    seats = fields.Integer(metadata={"description": "With `seat_not_found`: how many seats the game has."})
     unreachable = fields.List(
         fields.Nested(UnreachableEntrantSchema),
         metadata={"description": "With `entrants_unreachable`: every entrant that did not answer `GET /`."},
@@ -275,8 +289,8 @@ class EventsQuerySchema(Schema):
     )
 
 
-class StreamQuerySchema(EventsQuerySchema):
-    """Query of streamGameEvents."""
+class StreamTimeoutQuerySchema(Schema):
+    """Query of streamGamePlayers (and part of streamGameEvents's)."""
 
     timeout = fields.Integer(
         load_default=None,
@@ -284,3 +298,7 @@ class StreamQuerySchema(EventsQuerySchema):
         validate=validate.Range(min=0, max=300),
         metadata={"description": "Close the stream after this many seconds (capped by the server)."},
     )
+
+
+class StreamQuerySchema(EventsQuerySchema, StreamTimeoutQuerySchema):
+    """Query of streamGameEvents."""

@@ -142,6 +142,28 @@ SSE_MESSAGE: dict[str, Any] = {
 }
 
 
+PLAYERS_SSE_MESSAGE: dict[str, Any] = {
+    "type": "object",
+    "description": "One server-sent message of streamGamePlayers. The stream starts with `retry: 2000` "
+    "alone, sends `event: players` with the document at once and at each change, an idle stream a "
+    "`: keep-alive` comment every 5 s, and ends with `event: end`.",
+    "properties": {
+        "event": {
+            "type": "string",
+            "enum": ["players", "end"],
+            "description": "`players`: `data` is GamePlayers; `end`: `data` is a StreamEnd.",
+        },
+        "retry": {"type": "integer", "description": "In the first message only: reconnect after 2000 ms."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"anyOf": [ref("GamePlayers"), ref("StreamEnd")]},
+            "description": "JSON: GamePlayers (`players`), or why the stream ends (`end`).",
+        },
+    },
+}
+
+
 def fill_descriptions(
     node: dict[str, Any], twin: dict[str, Any], components: dict[str, Any], name: str
 ) -> None:
@@ -198,6 +220,26 @@ def bounded_integers(node: Any) -> None:
             bounded_integers(list(value.values()))
         elif key not in ("default", "enum", "const", "examples"):
             bounded_integers(value)
+
+
+def _hands_per_seat(deal: dict[str, Any] | None, seats: int) -> dict[str, Any]:
+    """createGame's `deal` with `seats` seats, when the game's deal gives hands: one non-empty hand
+    per seat (the engine refuses any other count with 422 `invalid_deal`)."""
+    if deal is None or "hands" not in deal.get("properties", {}):
+        return {}
+    hands = {
+        "type": "array",
+        "minItems": seats,
+        "maxItems": seats,
+        "items": {"minItems": 1, "description": "A hand: at least one card."},
+        "description": f"With {seats} seats: {seats} hands.",
+    }
+    return {
+        "deal": {
+            "anyOf": [{"type": "null"}, {"type": "object", "properties": {"hands": hands}}],
+            "description": f"With {seats} seats: a hand per seat.",
+        }
+    }
 
 
 def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -361,7 +403,8 @@ def game_components(game: str, components: dict[str, Any]) -> dict[str, dict[str
                             "open_seats": {
                                 "items": {"maximum": n - 1},
                                 "description": f"With {n} seats: seats 0 to {n - 1}.",
-                            }
+                            },
+                            **_hands_per_seat(components.get(f"{p}Deal"), n),
                         }
                     },
                 }
@@ -462,6 +505,7 @@ def shared_components() -> dict[str, dict[str, Any]]:
             },
         ),
         "SseMessage": SSE_MESSAGE,
+        "PlayersSseMessage": PLAYERS_SSE_MESSAGE,
         "GameTypeList": obj(
             "Every game the server plays.",
             {"games": {"type": "array", "items": ref("GameType"), "description": "The games, by name."}},
@@ -535,12 +579,37 @@ def shared_components() -> dict[str, dict[str, Any]]:
             "enum": ["object", "array", "string", "number", "integer", "boolean", "null"],
             "description": "A JSON Schema type name.",
         },
+        # JSON values, recursive through objects only: generated clients type a cycle of schemas that
+        # passes through an object (openapi-typescript: an interface property; openapi-python-client:
+        # a model class), not one from an array straight back to an array (TypeScript's TS2502, a
+        # union the Python generator drops). So an array holds scalars and objects, never arrays; the
+        # games' options need no more (test_the_json_schema_type_takes_every_games_options_schema).
         "JsonValue": {
-            "type": ["object", "array", "string", "number", "boolean", "null"],
-            "description": "A JSON value (an option's default or an allowed value): arrays and objects hold "
-            "JSON values in turn.",
-            "items": ref("JsonValue"),
+            "description": "A JSON value (an option's default, its one allowed value or one of them): "
+            "a scalar, an object of JSON values, or an array of scalars and objects (an array directly "
+            "inside an array is not one: generated clients could not type it).",
+            "anyOf": [
+                ref("JsonScalar"),
+                ref("JsonObject"),
+                {
+                    "type": "array",
+                    "items": ref("JsonArrayItem"),
+                    "description": "An array of scalars and objects.",
+                },
+            ],
+        },
+        "JsonScalar": {
+            "type": ["string", "number", "boolean", "null"],
+            "description": "A JSON string, number, boolean or null.",
+        },
+        "JsonObject": {
+            "type": "object",
+            "description": "A JSON object: any member names, each member's value a JSON value.",
             "additionalProperties": ref("JsonValue"),
+        },
+        "JsonArrayItem": {
+            "description": "An item of an array in a JSON value: a scalar or an object (not an array).",
+            "anyOf": [ref("JsonScalar"), ref("JsonObject")],
         },
         "Health": {
             "type": "object",
@@ -554,13 +623,18 @@ def shared_components() -> dict[str, dict[str, Any]]:
                     "description": "`degraded` when a section is not ok (the API itself still serves).",
                 },
                 "redis": obj(
-                    "Whether Redis answers.",
+                    "Whether Redis takes writes (a replica, a demoted master or one short of its "
+                    "replicas does not: the API could not serve).",
                     {
-                        "ok": {"type": "boolean", "description": "Whether Redis answered a ping."},
+                        "ok": {
+                            "type": "boolean",
+                            "description": "Whether Redis took a write (a short-lived key under the "
+                            "app's prefix) within the Redis timeout.",
+                        },
                         "latency_ms": {
                             "type": "number",
                             "minimum": 0,
-                            "description": "Present when `ok`: the ping's round trip in milliseconds.",
+                            "description": "Present when `ok`: the write's round trip in milliseconds.",
                         },
                         "error": {
                             "type": "string",
@@ -578,7 +652,10 @@ def shared_components() -> dict[str, dict[str, Any]]:
         "HealthWorkers": obj(
             "The RQ workers listening on the platform's queue.",
             {
-                "ok": {"type": "boolean", "description": "Whether at least one worker listens."},
+                "ok": {
+                    "type": "boolean",
+                    "description": "Whether at least one healthy worker listens (one not in `unhealthy`).",
+                },
                 "count": integer("Present unless the check failed: workers listening."),
                 "queue": {"type": "string", "description": "Present unless the check failed: the queue."},
                 "queued": integer("Present unless the check failed: jobs waiting."),
@@ -587,12 +664,20 @@ def shared_components() -> dict[str, dict[str, Any]]:
                     "items": {"type": "string"},
                     "description": "Present unless the check failed: the listening workers' names.",
                 },
+                "unhealthy": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Present unless the check failed: the listening workers that take no "
+                    "job because they could not reach bots that other workers reach (docs/harness.md, "
+                    "Worker health).",
+                },
                 "error": {
                     "type": "string",
-                    "description": "Present when the check failed: the error's type.",
+                    "description": "Present when the check failed: the error's type (`RedisUnavailable`: "
+                    "not checked, Redis is down).",
                 },
             },
-            optional=("count", "queue", "queued", "workers", "error"),
+            optional=("count", "queue", "queued", "workers", "unhealthy", "error"),
         ),
         "HealthSection": obj(
             "A section another part of the platform registered with `api.ops.register_health_check`: "
@@ -602,7 +687,8 @@ def shared_components() -> dict[str, dict[str, Any]]:
                 "ok": {"type": "boolean", "description": "Whether that part is well."},
                 "error": {
                     "type": "string",
-                    "description": "Present when the check failed: the error's type.",
+                    "description": "Present when the check failed: the error's type (`RedisUnavailable`: "
+                    "not checked, Redis is down).",
                 },
             },
             optional=("error",),

@@ -14,11 +14,13 @@ first `CHART_LINES` entrants (at most `harness.standings.HISTORY_POINTS` points 
 a bot's page at most `harness.botrecords.MAX_PAGE` matches and its latest
 `harness.botrecords.LEAGUES_SHOWN` leagues,
 the latest `ROUNDS_SHOWN` rounds of a league. The home page reads the public listings
-(listTournaments, listLeagues: names, games, statuses and counts, a bounded page each).
+(listTournaments, listLeagues: names, games, statuses and counts, a bounded page each), the bots
+page listBots (a page of 100 at a time); "write a bot" is a static page.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,21 +34,21 @@ from core.bot_registry import BotNotFound
 from core.errors import ServiceError
 from core.service import GameService
 from games.base import GameError
-from games.registry import get_game
-from harness import botrecords
+from harness import botrecords, challenges
 from harness import tournaments as t
 from harness.ratings import Rating, competitive_events, cooperative_events, rate
+from harness.replayview import BadReplay, ReplayDocs, parse_replay, perspectives_of, replay_frames
 from harness.runner import HarnessContext
 
 if TYPE_CHECKING:
     from api.blueprint_util import Api
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_FRAMES = 5000  # a finished game has a few hundred actions; this bounds a pathological one
 CHART_LINES = 12
 MATCH_WINDOW = 50
 MAX_MATCH_WINDOW = 200
 ROUNDS_SHOWN = 20
+CHALLENGES_SHOWN = 20  # a bot's latest challenges on its page
 ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 bp = Blueprint("web", __name__, url_prefix="/web")
@@ -78,6 +80,30 @@ def _not_found(message: str) -> Response:
 def index() -> Response:
     """The home page: tournaments and leagues."""
     return send_from_directory(STATIC, "index.html")
+
+
+@bp.get("/bots/")
+def bots_page() -> Response:
+    """Every registered bot (listBots), each linking to its page."""
+    return send_from_directory(STATIC, "bots.html")
+
+
+@bp.get("/play")
+def play_page() -> Response:
+    """A person's table against the bots (createChallenge): pick a game and opponents, then play."""
+    return send_from_directory(STATIC, "play.html")
+
+
+@bp.get("/write-a-bot")
+def write_a_bot() -> Response:
+    """How to write a bot and take it to a tournament, in short (works offline: no link leaves the site)."""
+    return send_from_directory(STATIC, "write-a-bot.html")
+
+
+@bp.get("/replay")
+def replay_page() -> Response:
+    """The game viewer for a replay file chosen on the page (POSTed to `/web/data/replays`)."""
+    return send_from_directory(STATIC, "viewer.html")
 
 
 # Pages with an id in their path: the page reads the id from its own URL.
@@ -113,6 +139,23 @@ def _names(ctx: HarnessContext, ids: list[str]) -> dict[str, str]:
     for bot_id in unique:
         pipe.hget(ctx.bots.key_for("bot", bot_id), "name")
     return {b: (n.decode() if n is not None else b) for b, n in zip(unique, pipe.execute(), strict=True)}
+
+
+def _tournament_names(ctx: HarnessContext, tids: list[str]) -> dict[str, str]:
+    """Tournament id -> name, in one round trip (tournaments gone since are left out)."""
+    unique = list(dict.fromkeys(tids))
+    pipe = ctx.store.client.pipeline(transaction=False)
+    for tid in unique:
+        pipe.hget(ctx.store.key_for("tournament", tid), "spec")
+    found = zip(unique, pipe.execute(), strict=True)
+    return {tid: t.tournament_name(tid, json.loads(spec)) for tid, spec in found if spec}
+
+
+def _chart_history(ctx: HarnessContext, scope: str, bots: list[str]) -> dict[str, Any]:
+    """The rating lines of the page's first `CHART_LINES` bots, and which bots those are
+    (``charted``): the page names every bot of the page the chart draws no line for, and why."""
+    charted = bots[:CHART_LINES]
+    return {**t.rating_history(ctx, scope, charted), "charted": charted}
 
 
 def _int_arg(name: str, default: int, low: int, high: int) -> int:
@@ -174,7 +217,7 @@ def tournament_data(tid: str) -> Response:
             "tournament": info,
             "names": _names(ctx, [*bots, *(b for m in matches for b in m["seats"])]),
             "standings": standings,
-            "history": t.rating_history(ctx, f"t:{tid}", bots[:CHART_LINES]),
+            "history": _chart_history(ctx, f"t:{tid}", bots),
             "matches": matches,
             "matches_window": {"offset": m_offset, "limit": m_limit, "total": total},
         }
@@ -201,7 +244,7 @@ def league_data(lid: str) -> Response:
             "names": _names(ctx, bots),
             "standings": standings,
             "rounds": info.pop("latest_rounds"),
-            "history": t.rating_history(ctx, f"l:{lid}", bots[:CHART_LINES]),
+            "history": _chart_history(ctx, f"l:{lid}", bots),
         }
     )
 
@@ -210,7 +253,8 @@ def league_data(lid: str) -> Response:
 def bot_data(bot_id: str) -> Response:
     """What a bot's page shows: the bot, its results per version, a page of its matches (newest
     first, `matches_limit`, `cursor`), the tournaments of that page whose standings flag it (most of
-    its calls faulted, and why) and its rating line in each of its latest leagues."""
+    its calls faulted, and why), their names (``tournaments``: id -> name) and its rating line in
+    each of its latest leagues."""
 
     _check_id(bot_id)
     ctx = _context()
@@ -240,6 +284,7 @@ def bot_data(bot_id: str) -> Response:
             }
         )
     others = [b for m in page.matches for b in m["table"]]
+    tids = [m["tournament_id"] for m in page.matches]
     return jsonify(
         {
             "bot": bot,
@@ -247,24 +292,20 @@ def bot_data(bot_id: str) -> Response:
             "matches": page.matches,
             "next_cursor": page.next_cursor,
             "leagues": leagues,
-            "flags": botrecords.tournament_flags(ctx, bot_id, [m["tournament_id"] for m in page.matches]),
+            "flags": botrecords.tournament_flags(ctx, bot_id, tids),
             "names": _names(ctx, [bot_id, *others]),
+            "tournaments": _tournament_names(ctx, tids),
+            # People's games against it (issue 28): never rated, listed apart with their results.
+            "challenges": challenges.bot_challenges(ctx, bot_id, CHALLENGES_SHOWN),
         }
     )
 
 
 def _perspectives(seats: int, raw: str | None) -> list[int | None]:
-    if raw in (None, "", "spectator"):
-        return [None]
-    if raw == "all":
-        return list(range(seats))
     try:
-        seat = int(raw)
+        return perspectives_of(seats, raw)
     except ValueError:
         abort(422)
-    if not 0 <= seat < seats:
-        abort(422)
-    return [seat]
 
 
 @bp.get("/data/games/<gid>/frames")
@@ -285,18 +326,11 @@ def game_frames(gid: str) -> Response:
         response = jsonify(error.to_dict())
         response.status_code = error.status
         return response
-    engine = get_game(replay["game"])
     perspectives = _perspectives(int(replay["seats"]), request.args.get("seat"))
-    header, actions = replay["header"], replay["actions"][:MAX_FRAMES]
     try:
-        state = engine.replay(header, [])
+        frames = replay_frames(replay, perspectives)
     except GameError as exc:
         return jsonify({"code": exc.code, "message": exc.message}), 409  # type: ignore[return-value]
-    frames = [{"step": 0, "action": None, "views": [engine.view(state, p) for p in perspectives]}]
-    for step, action in enumerate(actions, start=1):
-        engine.apply(state, int(action["seat"]), action["move"])
-        views = [engine.view(state, p) for p in perspectives]
-        frames.append({"step": step, "action": action, "views": views})
     return jsonify(
         {
             "game_id": gid,
@@ -307,6 +341,25 @@ def game_frames(gid: str) -> Response:
             "frames": frames,
         }
     )
+
+
+@bp.post("/data/replays")
+def uploaded_replay() -> Response:
+    """A replay file uploaded to the viewer's page (`trickarena play` writes them; getReplay's
+    JSON too), as the viewer reads a game: getGame's document of the finished game (`game`),
+    getGamePlayers's (`players`: the file's names, the author's seat `your_seat`, each seat's faults
+    and answer times from its `decisions`) and the frames from the perspective `seat` (`frames`).
+    Nothing is stored; the body is bounded by the API's (MAX_CONTENT_LENGTH, 413 above)."""
+    raw = request.get_json(silent=True)
+    try:
+        replay = parse_replay(raw)
+    except BadReplay as exc:
+        return jsonify({"code": "bad_replay", "message": str(exc)}), 422  # type: ignore[return-value]
+    you = replay.get("your_seat")
+    docs = ReplayDocs(replay, you if isinstance(you, int) and 0 <= you < replay["_seats"] else None)
+    _perspectives(replay["_seats"], request.args.get("seat"))  # 422 for a seat the game has not
+    frames = docs.frames_doc(request.args.get("seat"))
+    return jsonify({"game": docs.game_doc(), "players": docs.players_doc(), "frames": frames})
 
 
 def init_app(app: Flask) -> None:

@@ -12,6 +12,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.test import TestResponse
 
 from api.app import create_app
 
@@ -76,6 +77,14 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def json_of(response: TestResponse) -> Any:
+    """The response's JSON body: Flask's `.json`, which is None for a non-JSON answer (the test
+    then fails here rather than on indexing None)."""
+    body = response.json
+    assert body is not None, response.data
+    return body
+
+
 def create(client: FlaskClient, game: str, seats: int, **body: Any) -> dict[str, Any]:
     """POST /games and return the body, asserting 201."""
     response = client.post("/games", json={"game": game, "seats": seats, **body})
@@ -99,7 +108,7 @@ def play_out(
     last: dict[str, Any] = {}
     for n in range(max_moves):
         client = clients[n % len(clients)]
-        spectator = client.get(f"/games/{game_id}").get_json()
+        spectator: dict[str, Any] = client.get(f"/games/{game_id}").get_json()
         if spectator["status"] == "finished":
             return spectator
         seat = rng.choice(spectator["view"]["to_move"])

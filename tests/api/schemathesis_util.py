@@ -46,16 +46,14 @@ from games.registry import GAMES
 # checkBot's per-bot limit; the clients' rate limits are off in tests).
 POSITIVE_EXPECTED = ["2xx", "3xx", "401", "403", "404", "409", "410", "412", "422", "429"]
 
-# negative_data_rejection: schemathesis's refusals, and 412.  RFC 9110 13.2.2 has a server evaluate
-# If-Match before it processes the content, so a move whose If-Match names no current version is
-# refused with 412 whatever its body: a refusal that writes nothing, as a 422 would be.
+# negative_data_rejection: schemathesis's refusals, and 412: postMove reads If-Match once the body is
+# a valid move (a malformed one is 422 whatever If-Match says), so a 412 answers a case whose only
+# invalid part is its If-Match header: a refusal that writes nothing, as a 422 would be.
 NEGATIVE_EXPECTED = [*NEGATIVE_DATA_REJECTION_EXPECTED_STATUSES, "412"]
 
 # Error codes that mean "the request does not fit the contract": a schema-valid request must never
-# get one (a 422 to valid data must be a rule's answer, never a shape complaint).  Not listed, as it
-# also answers rules that depend on the game at the path's id: `malformed_move` (postMove's body is
-# the union of every game's moves; a seat beyond the table's size; a task id that is not one of this
-# game's tasks; see docs/api.md, Contract tests).
+# get one (a 422 to valid data must be a rule's answer, never a shape complaint; docs/api.md,
+# Contract tests).
 SCHEMA_CODES = frozenset(
     {
         "bad_request",
@@ -65,10 +63,17 @@ SCHEMA_CODES = frozenset(
         "validation_error",
         "unknown_game",
         "body_too_large",
+        "malformed_move",  # a schema-valid move the engine refuses is `illegal_move` (#26 row 9)
     }
 )
 
-KINDS = {"game_id": "games", "bot_id": "bots", "tournament_id": "tournaments", "league_id": "leagues"}
+KINDS = {
+    "game_id": "games",
+    "bot_id": "bots",
+    "tournament_id": "tournaments",
+    "league_id": "leagues",
+    "challenge_id": "challenges",
+}
 # Share of generated requests that get a real id and key (the rest keep what was generated: 404s,
 # 401s and 403s are exercised too).
 REAL_SHARE = 0.85
@@ -100,6 +105,7 @@ class RealWorld:
     bot_urls: list[str] = field(default_factory=list)  # loopback bots that answer GET /
     tournaments: dict[str, str] = field(default_factory=dict)  # id -> owner key
     leagues: dict[str, str] = field(default_factory=dict)  # id -> owner key
+    challenges: dict[str, str] = field(default_factory=dict)  # id -> "" (no key owns a challenge)
     rng: random.Random = field(default_factory=lambda: random.Random(17))
 
     def pool(self, kind: str) -> dict[str, Any]:
@@ -144,6 +150,8 @@ class RealWorld:
             self.leagues[body["league_id"]] = body["owner_key"]
         elif operation_id == "rotateLeagueKey":
             self.leagues[body["league"]["league_id"]] = body["owner_key"]
+        elif operation_id == "createChallenge":
+            self.challenges[body["challenge_id"]] = ""
 
 
 @dataclass
@@ -239,6 +247,10 @@ def _real_body(world: RealWorld, operation_id: str, body: dict[str, Any]) -> dic
         real["seats"] = rng.choice(list(GAMES[body["game"]].seat_counts))
     if isinstance(body.get("cron"), str):
         real["cron"] = "17 3 * * *"
+    if operation_id == "createChallenge" and body.get("game") in GAMES and world.bots:
+        # a person at seat 0 and (open) bots at the others
+        seats = rng.choice(list(GAMES[body["game"]].seat_counts))
+        real.update(seats=seats, people=[0], bots=[rng.choice(list(world.bots)) for _ in range(seats - 1)])
     return real
 
 

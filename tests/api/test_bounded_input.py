@@ -189,3 +189,38 @@ def test_no_body_is_a_500(client: FlaskClient, value: Any, depth: int) -> None:
     for body in (wrapped, options_body(wrapped)):
         answer = client.post("/games", data=body, content_type="application/json")
         assert answer.status_code < 500, (body[:200], answer.get_json())
+
+
+LONE_SURROGATES = ["\\ud800", "\\uDFFF", "a\\udc00b", "\\ude00\\ud83d"]  # the last: a pair, backwards
+
+
+@pytest.mark.parametrize("escape", LONE_SURROGATES)
+def test_a_lone_surrogate_is_422_invalid_text_on_every_json_endpoint(
+    client: FlaskClient, raw_redis: redis.Redis, key_prefix: str, escape: str
+) -> None:
+    """Rule (issue 26 row 4): a string with a lone UTF-16 surrogate, as a value or a key, is 422
+    `invalid_text` with where it is, on every JSON endpoint; it was a 500 (UnicodeEncodeError) once
+    it reached Redis, e.g. as a bot URL. Nothing is written."""
+    endpoints = json_endpoints(client)
+    before = keys(raw_redis, key_prefix)
+    bodies = [
+        '{"name": "b", "url": "http://127.0.0.1:19199/' + escape + '", "games": ["tricky-teams"]}',
+        '{"game": "tricky-teams", "seats": 4, "name": "x' + escape + '"}',
+        '{"' + escape + '": 1}',
+    ]
+    for method, path, headers in endpoints:
+        for body in bodies:
+            answer = client.open(
+                path, method=method, data=body, content_type="application/json", headers=headers
+            )
+            assert answer.status_code == 422, (path, body, answer.get_json())
+            assert answer.get_json()["code"] == "invalid_text", (path, body)
+            assert isinstance(answer.get_json()["details"]["position"], int)
+    assert keys(raw_redis, key_prefix) == before
+
+
+def test_a_surrogate_pair_is_one_character_and_no_refusal(client: FlaskClient) -> None:
+    """Rule: a valid pair (`\\ud83d\\ude00`, one emoji) is text: the bounds take it, the view judges it."""
+    body = '{"game": "tricky-teams", "seats": 4, "seed": 1, "note": "\\ud83d\\ude00"}'
+    answer = client.post("/games", data=body, content_type="application/json")
+    assert answer.get_json().get("code") != "invalid_text", answer.get_json()

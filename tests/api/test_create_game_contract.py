@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 from flask.testing import FlaskClient
 
 from api.bounds import MAX_OPTION_INT
@@ -155,7 +155,8 @@ def test_seats_open_seats_seed_and_deal_agree_with_the_spec(client: FlaskClient,
     bodies += [{"game": game, "seats": s, "open_seats": [s]} for s in counts]
     bodies += [{"game": game, "seats": n, "open_seats": o} for o in ([0, 0], [-1], [0.0], list(range(n)))]
     bodies += [{"game": game, "seats": n, "seed": s} for s in (-1, 0, 2**53 - 1, 2**53, "1", None, 1.5)]
-    bodies += [{"game": game, "seats": n, "deal": d} for d in ({}, None, [], {"hands": 1})]
+    bad_deals: list[object] = [{}, None, [], {"hands": 1}]
+    bodies += [{"game": game, "seats": n, "deal": d} for d in bad_deals]
     bodies += [{"game": game, "seats": n, "extra": 1}, {"game": game, "seats": n, "options": None}]
     disagree: list[str] = []
     for body in bodies:

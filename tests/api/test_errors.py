@@ -223,10 +223,10 @@ CASES: list[tuple[str, Request, int, str]] = [
     ),
     ("join: no open seat", lambda c, x: c.post(f"/games/{x.game_id}/join", json={}), 409, "seat_taken"),
     (
-        "join: seat out of range",
+        "join: seat beyond the table (not open: #26 row 9)",
         lambda c, x: c.post(f"/games/{x.game_id}/join", json={"seat": 9}),
-        422,
-        "invalid_seat",
+        409,
+        "seat_taken",
     ),
     (
         "events: since is negative",

@@ -17,8 +17,9 @@ from tests.api.conftest import LiveServer, auth, create, play_out, tokens_of
 def _read_sse(response: requests.Response) -> list[tuple[str, str | None, Any]]:
     """(event name, id, data) of every message until the server closes the stream."""
     out: list[tuple[str, str | None, Any]] = []
-    name, ident, data = "message", None, []
+    name, ident, data = "message", None, list[str]()
     for line in response.iter_lines(decode_unicode=True):
+        assert isinstance(line, str)  # decoded: text/event-stream has an encoding
         if line == "":
             if data:
                 out.append((name, ident, json.loads("\n".join(data))))
@@ -129,7 +130,12 @@ def test_stream_ends_promptly_when_the_game_ends_meanwhile(
     created = create(client, "trick-n-trouble", 3, seed=31)
     game_id, tokens = created["game_id"], tokens_of(created)
     rng = random.Random(31)
-    finisher = threading.Thread(target=lambda: (time.sleep(0.5), play_out([client], game_id, tokens, rng)))
+
+    def finish() -> None:
+        time.sleep(0.5)
+        play_out([client], game_id, tokens, rng)
+
+    finisher = threading.Thread(target=finish)
     url = f"{live_server.url}/games/{game_id}/events/stream?timeout=30"
     started = time.monotonic()
     with requests.get(url, stream=True, timeout=40) as response:

@@ -24,6 +24,7 @@ from flask import Flask, Response, request, request_started
 from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 
+from api.context import app_context
 from api.ops import RequestRecorder
 from core import errors
 from tests.api.conftest import GAME_SETUPS, LiveServer, auth, make_app, tokens_of
@@ -306,7 +307,7 @@ def test_a_corrupt_stored_game_is_a_logged_500_that_changes_nothing(
     """Rule: a bug or corrupt data gives 500 internal_error, logged with its traceback."""
     client = app.test_client()
     game_id, header, move = first_move(client)
-    key = f"{app.config['TRICKARENA_KEY_PREFIX']}game:{game_id}"
+    key = app_context(app).service.repository.key_for("game", game_id)
     raw_redis.hset(key, "s", b"{not json")
     with caplog.at_level(logging.ERROR, logger="trickarena.api"):
         response = client.post(f"/games/{game_id}/moves", json=move, headers=header)

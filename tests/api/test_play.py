@@ -6,13 +6,14 @@ import random
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 from api.context import app_context
 from tests.api.conftest import GAME_SETUPS, LiveServer, auth, create, make_app, play_out, tokens_of
 
 
 @pytest.mark.parametrize(("game", "seats"), GAME_SETUPS)
-def test_whole_game_by_legal_moves_over_http(client, game: str, seats: int) -> None:
+def test_whole_game_by_legal_moves_over_http(client: FlaskClient, game: str, seats: int) -> None:
     """Rule: a game created over HTTP can be played to its end by legal moves only, then replayed."""
     created = create(
         client, game, seats, seed=seats * 7, options={"raids": 1} if game == "tricky-teams" else None
@@ -27,7 +28,7 @@ def test_whole_game_by_legal_moves_over_http(client, game: str, seats: int) -> N
     assert len(body["actions"]) == final["version"] - 1  # one action per move, version 1 at creation
 
 
-def test_replay_resimulates_the_game(client) -> None:
+def test_replay_resimulates_the_game(client: FlaskClient) -> None:
     """Rule: the replay (header + actions) rebuilds exactly the final state's result."""
     from games.registry import get_game
 
@@ -49,7 +50,7 @@ def test_one_game_through_two_app_instances_alternately(redis_url: str, key_pref
     assert second.get(f"/games/{created['game_id']}").get_json()["version"] == final["version"]
 
 
-def test_open_seats_are_joined_then_played(client) -> None:
+def test_open_seats_are_joined_then_played(client: FlaskClient) -> None:
     """Rule: open seats get no token at creation; joinGame hands them out; play starts once all are taken."""
     created = create(client, "trick-n-trouble", 3, open_seats=[1, 2])
     assert [t["seat"] for t in created["tokens"]] == [0] and created["open_seats"] == [1, 2]
@@ -99,7 +100,9 @@ def test_whole_game_over_a_real_server(live_server: LiveServer) -> None:
     assert session.get(f"{base}/health").json()["redis"]["ok"] is True
 
 
-def test_app_reads_config_from_environment(monkeypatch, redis_url: str, key_prefix: str) -> None:
+def test_app_reads_config_from_environment(
+    monkeypatch: pytest.MonkeyPatch, redis_url: str, key_prefix: str
+) -> None:
     """Rule: REDIS_URL, TRICKARENA_KEY_PREFIX and TRICKARENA_FINISHED_TTL come from the environment."""
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("TRICKARENA_KEY_PREFIX", key_prefix)
@@ -108,7 +111,7 @@ def test_app_reads_config_from_environment(monkeypatch, redis_url: str, key_pref
     client = app.test_client()
     created = create(client, "trick-n-trouble", 3, seed=2)
     repo = app_context(app).service.repository
-    assert repo.client.exists(f"{key_prefix}game:{created['game_id']}") == 1
+    assert repo.client.exists(repo.key_for("game", created["game_id"])) == 1
     play_out([client], created["game_id"], tokens_of(created), random.Random(2))
-    ttl = repo.client.ttl(f"{key_prefix}game:{created['game_id']}")
+    ttl = repo.client.ttl(repo.key_for("game", created["game_id"]))
     assert 0 < ttl <= 120

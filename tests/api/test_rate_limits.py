@@ -105,6 +105,7 @@ def test_health_and_metrics_are_never_limited(redis_url: str, key_prefix: str) -
     for _ in range(5):
         assert client.get("/health", **from_address("10.4.0.1")).status_code == 200
         assert client.get("/metrics", **from_address("10.4.0.1")).status_code == 200
+        assert client.get("/metrics/platform", **from_address("10.4.0.1")).status_code == 200
 
 
 def test_off_switch_and_malformed_settings(redis_url: str, key_prefix: str) -> None:

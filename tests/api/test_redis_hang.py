@@ -5,23 +5,10 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
 
-import pytest
-
-from core.redis_server import RedisHandle, start_redis_server
-from core.repository import REDIS_TIMEOUT_S
+from core.redis_factory import REDIS_TIMEOUT_S
+from core.redis_server import RedisHandle
 from tests.api.conftest import create, make_app
-
-
-@pytest.fixture()
-def own_redis() -> Iterator[RedisHandle]:
-    """A redis-server of this test's own (it gets stopped: never the shared one)."""
-    handle = start_redis_server()
-    yield handle
-    assert handle._process is not None
-    os.kill(handle._process.pid, signal.SIGCONT)
-    handle.stop()
 
 
 def test_a_hung_redis_gives_503_within_the_socket_timeout_then_recovers(own_redis: RedisHandle) -> None:

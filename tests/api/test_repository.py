@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 import redis
 
-from core.repository import ACTION_TAIL, GameRepository
+from core.repository import ACTION_TAIL, GameRepository, StaleWrite
 
 GAME_ID = "00000000000000bb"
 
@@ -53,3 +54,52 @@ def test_a_game_stored_with_actions_inside_its_state_still_plays(redis_url: str,
     repo.commit(GAME_ID, 9, _state(ACTION_TAIL + 5), [], False)
     assert repo.load(GAME_ID).state == _state(ACTION_TAIL + 5)
     assert repo.load_for_move(GAME_ID).actions_base == ACTION_TAIL + 5
+
+
+def test_a_full_state_commit_sends_only_the_new_actions_and_repairs_a_wrong_count(
+    redis_url: str, key_prefix: str
+) -> None:
+    """Rule (issue 27, incremental state): a caller holding the full action list and the count
+    stored (the match runner) has only the new actions written; a count that claims more than is
+    stored is caught by the script (the list would skip actions) and the commit is repeated with
+    every action, so no action is lost or doubled."""
+    repo = GameRepository.from_url(redis_url, prefix=key_prefix)
+    repo.create(GAME_ID, "tricky-teams", 3, 1, _state(0), {})
+    actions_key = repo.key_for("actions", GAME_ID)
+    version = 1
+    for n in range(1, 4):
+        version = repo.commit(GAME_ID, version, _state(n), [], False, stored_actions=n - 1)
+    assert repo.load(GAME_ID).state == _state(3)
+    # Two actions appended by one move (a move followed by automatic ones) go together.
+    version = repo.commit(GAME_ID, version, _state(5), [], False, stored_actions=3)
+    assert repo.client.llen(actions_key) == 5 and repo.load(GAME_ID).state == _state(5)
+    # A wrong count (claims 7 stored, 5 are): the script refuses the gap, every action is sent.
+    version = repo.commit(GAME_ID, version, _state(8), [], False, stored_actions=7)
+    assert repo.client.llen(actions_key) == 8 and repo.load(GAME_ID).state == _state(8)
+    assert version == 6
+
+
+def test_a_commit_sent_twice_is_applied_once(redis_url: str, key_prefix: str) -> None:
+    """Rule (issue 25, failover): the same compare-and-set sent again after it was applied (its
+    reply lost when a failover closed the connection, the call retried by redis-py) answers the
+    version it made and writes nothing more; another request's identical move (its own call) or
+    another seat's is still a stale write."""
+    repo = GameRepository.from_url(redis_url, prefix=key_prefix)
+    repo.create(GAME_ID, "tricky-teams", 3, 1, _state(0), {})
+    for final in (False, True):
+        version = repo.load(GAME_ID).version
+        state = _state(version)
+        call = f"call{version}"
+        once: dict[str, Any] = {"seat": 1, "move_digest": "abc", "call_id": call}
+        made = repo.commit(GAME_ID, version, state, [{"type": "e"}], final, **once)
+        again = repo.commit(GAME_ID, version, state, [{"type": "e"}], final, **once)
+        assert made == again == version + 1
+        stored = repo.load(GAME_ID)
+        assert stored.version == version + 1 and stored.state == state and stored.finished is final
+        # Another request with the very same move (its own call) is stale, as is another seat's.
+        with pytest.raises(StaleWrite):
+            repo.commit(GAME_ID, version, state, [], final, seat=1, move_digest="abc")
+        with pytest.raises(StaleWrite):
+            repo.commit(GAME_ID, version, state, [], final, seat=2, move_digest="abc", call_id=call)
+    _final, events = repo.load_with_events(GAME_ID)
+    assert len(events) == 2  # one per applied commit, none for the repeats

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import Any, cast
 
+import redis
+from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -97,13 +99,15 @@ def test_a_token_of_another_game_is_refused(client: FlaskClient) -> None:
     assert response.status_code == 403 and response.get_json()["code"] == "invalid_token"
 
 
-def test_tokens_are_long_random_and_stored_hashed(client: FlaskClient, app, raw_redis) -> None:
+def test_tokens_are_long_random_and_stored_hashed(
+    client: FlaskClient, app: Flask, raw_redis: redis.Redis
+) -> None:
     """Rule: tokens carry >= 128 random bits and Redis holds only their digests."""
     created = create(client, "tricky-teams", 6)
     tokens = tokens_of(created)
     assert len(set(tokens.values())) == 6
     assert all(len(t) >= 32 for t in tokens.values())  # 24 bytes of urlsafe base64 = 192 bits
     key = app_context(app).service.repository.key_for("game", created["game_id"])
-    stored = raw_redis.hgetall(key)
+    stored = cast(dict[bytes, bytes], raw_redis.hgetall(key))  # raw: responses not decoded
     blob = json.dumps({k.decode(): v.decode("latin-1") for k, v in stored.items()})
     assert not any(t in blob for t in tokens.values())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -53,7 +54,12 @@ def test_service_plays_a_whole_game_by_seat(service: GameService) -> None:
         (lambda s, g: s.join_game(g), errors.Conflict, "seat_taken"),
     ],
 )
-def test_service_errors_carry_code_and_status(service: GameService, call, error, code: str) -> None:
+def test_service_errors_carry_code_and_status(
+    service: GameService,
+    call: Callable[[GameService, str], object],
+    error: type[errors.ServiceError],
+    code: str,
+) -> None:
     """Rule: the service raises typed errors with machine-readable codes (the HTTP layer only maps them)."""
     game_id = service.create_game("trick-n-trouble", 3, seed=1).game_id
     with pytest.raises(error) as raised:

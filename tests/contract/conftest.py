@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import redis
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 from flask import Flask
 
 from harness.queueing import job_id
@@ -62,7 +62,8 @@ def spec_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def typescript_client(node_packages: Path) -> Path:
     """The client generated from openapi.yaml (openapi-typescript), type-checked with `tsc --noEmit
-    --strict` together with the test program, then compiled; the compiled program's folder."""
+    --strict` together with the test program (the generated declarations too: tsconfig.json has no
+    `skipLibCheck`), then compiled; the compiled program's folder."""
     generated = run(
         [str(node_packages / "openapi-typescript"), "../../openapi.yaml", "-o", "generated/schema.d.ts"]
     )

@@ -2,7 +2,8 @@
 
 (a) A client generated with openapi-typescript plays a whole game of each game through openapi-fetch
 against a live server, type-checked with `tsc --noEmit --strict` (src/play.ts: no casts, no `any`;
-its `@ts-expect-error` lines fail the check when a wrong move or field type-checks); (c) Redocly's
+its `@ts-expect-error` lines fail the check when a wrong move or field type-checks); (b) the
+generated declarations are checked too (no `skipLibCheck`) and compile on their own; (c) Redocly's
 `recommended` and Spectral's `spectral:oas` rulesets report nothing but the documented exceptions
 (.redocly.lint-ignore.yaml, .spectral.yaml); (d) every answer of the plays validates against the
 spec (Ajv, src/validate.ts).
@@ -10,6 +11,7 @@ spec (Ajv, src/validate.ts).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -35,6 +37,25 @@ def test_the_typescript_program_has_no_casts_and_no_any() -> None:
         assert not re.search(r"\bas\s+(?!const\b)[\w{[(]", code), f"a cast in {path.name}"
         assert not re.search(r"\bany\b", code), f"`any` in {path.name}"
         assert not re.search(r"[\w)\]]!(?=[.;,)\[])", code), f"a non-null assertion in {path.name}"
+
+
+def test_the_type_check_covers_the_generated_declarations() -> None:
+    """Rule: tsconfig.json never turns on `skipLibCheck`: with it, tsc does not check the declaration
+    file openapi-typescript writes (generated/schema.d.ts), and a type error there (TS2502 on a
+    recursive schema) passes unseen; a client compiling without the flag would hit it."""
+    options = json.loads((HERE / "tsconfig.json").read_text())["compilerOptions"]
+    assert options.get("strict") is True
+    assert "skipLibCheck" not in options and "skipDefaultLibCheck" not in options, options
+
+
+def test_the_generated_declarations_compile_alone_under_strict(
+    typescript_client: Path, node_packages: Path
+) -> None:
+    """Rule: openapi-typescript's output for openapi.yaml, on its own, compiles with `tsc --strict`
+    (no tsconfig, library checks on): every schema, the recursive JSON ones included, is a type."""
+    options = ["--noEmit", "--strict", "--target", "ES2022", "--module", "NodeNext", "--types", "node"]
+    checked = run([str(node_packages / "tsc"), *options, "generated/schema.d.ts"])
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 @pytest.mark.parametrize("game", GAMES)

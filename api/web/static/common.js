@@ -28,9 +28,18 @@ TA.header = () => {
   const el = document.createElement("header");
   el.className = "top";
   el.innerHTML = `<a class="brand" href="/web/">Trick <span>Arena</span></a>
-    <nav><a href="/web/">Tournaments &amp; leagues</a><a href="/docs">API docs</a><a href="/redoc">ReDoc</a><a href="/metrics">Metrics</a></nav>`;
+    <nav><a href="/web/play">Play</a><a href="/web/">Tournaments &amp; leagues</a><a href="/web/bots/">Bots</a><a href="/web/write-a-bot">Write a bot</a><a href="/docs">API docs</a><a href="/redoc">ReDoc</a><a href="/metrics">Metrics</a></nav>`;
   document.body.prepend(el);
 };
+
+// A page about one thing is titled by its name (never its id): the tab's title and the h1.
+TA.setTitle = (name) => {
+  document.title = `${name} · Trick Arena`;
+  document.getElementById("title").textContent = name;
+};
+
+// A table in a box of its own that scrolls sideways on a narrow screen (the page never does).
+TA.tableBox = (tableHtml) => `<div class="table-box">${tableHtml}</div>`;
 
 // Series colours for entrants (stable by index).
 TA.palette = ["#2f5d8a", "#c2562b", "#2e8b57", "#8a4fb0", "#c98b12", "#1e9aa8", "#b23a6b", "#5c6b2e"];
@@ -76,7 +85,10 @@ TA.card = (game, id, opts = {}) => {
 
 // ---- charts (inline SVG) ---------------------------------------------------------------------------
 TA.lineChart = (seriesByName, opts = {}) => {
-  const W = opts.width || 560, H = opts.height || 260, P = {l: 44, r: 12, t: 12, b: 28};
+  // Drawn at about the width it is shown at (a phone's ~340 px, at most 560) so that its text stays
+  // readable; the SVG scales to its box from there.
+  const W = opts.width || Math.round(Math.max(300, Math.min(560, window.innerWidth - 48)));
+  const H = opts.height || Math.round(Math.max(200, W * 0.46)), P = {l: 44, r: 12, t: 12, b: 28};
   const names = Object.keys(seriesByName);
   const all = names.flatMap((n) => seriesByName[n]);
   if (!all.length) return `<p class="empty">No rated games yet.</p>`;

@@ -2,34 +2,92 @@
 // move / trick by trick from the spectator's or any seat's perspective (or every seat at once).
 "use strict";
 
+// /web/games/<id> shows that game; /web/replay shows a replay file chosen on the page.
 const gid = TA.lastPathPart();
+const uploadPage = location.pathname.replace(/\/+$/, "") === "/web/replay";
 const $ = (id) => document.getElementById(id);
-const state = {game: null, seats: 0, mode: null, frames: [], i: 0, timer: null, source: null, perspective: "spectator", live: null};
+const state = {game: null, seats: 0, mode: null, frames: [], i: 0, timer: null, source: null, perspective: "spectator", live: null, upload: null, ownSeat: null};
 
-// A tournament game's viewer link carries ?tournament=<id>&match=<index>: the match detail
-// (getTournamentMatch, no key) names the seats' bots and gives every move's latency and outcome.
+// Who plays: getGamePlayers (any game id: names, faults, latencies, which seat is yours), read
+// with the owner key this browser keeps (localStorage, never in a URL), and again at each change
+// the players' stream (streamGamePlayers) tells of. An uploaded replay brings its own.
 const query = new URLSearchParams(location.search);
-const match = {tid: query.get("tournament"), index: query.get("match"), names: [], decisions: []};
+const KEY_ITEM = "trickarena.owner-key";
+const players = {doc: null, names: [], decisions: []};
 
-function seatName(s) { return match.names[s] || `Seat ${s}`; }
+function ownerKey() { try { return localStorage.getItem(KEY_ITEM) || ""; } catch (_) { return ""; } }
+function keyHeaders() { const k = ownerKey(); return k ? {Authorization: `Bearer ${k}`} : {}; }
 
-async function loadMatch() {
-  if (!match.tid || !/^\d+$/.test(match.index || "")) return;
-  const back = $("back");
-  back.href = `/web/tournaments/${encodeURIComponent(match.tid)}`;
-  back.textContent = "← tournament";
-  back.hidden = false;
-  try {
-    const d = await TA.json(`/tournaments/${encodeURIComponent(match.tid)}/matches/${match.index}`);
-    if (d.game_id !== gid) return;  // the link names another match's game
-    match.names = d.seats.map((seat) => seat.name);
-    match.decisions = d.decisions;
-  } catch (_) { /* no detail: the seats keep their numbers */ }
+function seatName(s) { return players.names[s] || `Seat ${s}`; }
+
+function setPlayers(doc) {
+  players.doc = doc;
+  players.names = doc.players.map((p) => p.name);
+  players.decisions = doc.decisions || [];
+  const own = doc.players.find((p) => p.yours);
+  state.ownSeat = own ? own.seat : null;
+  renderPlayers();
+  markOwnSeat();
+  backLinks();
+}
+
+async function loadPlayers() {
+  setPlayers(await TA.json(`/games/${encodeURIComponent(gid)}/players`, keyHeaders()));
+}
+
+function latencyText(l) {
+  if (!l) return '<span class="muted">–</span>';
+  if (!l.timed) return '<span class="muted">none timed</span>';
+  return `<span class="latency">median ${l.median_ms} ms</span> · mean ${l.mean_ms} ms · max ${l.max_ms} ms <span class="muted">(${l.timed} answers)</span>`;
+}
+
+function faultsText(p) {
+  if (!p.faults) return '<span class="muted">–</span>';
+  const f = p.faults;
+  if (!f.total) return `none <span class="muted">in ${f.calls} calls</span>`;
+  const reasons = (p.reasons || []).map((r) => `<li>${TA.esc(r)}</li>`).join("");
+  return `<b class="fault-count">${f.total}</b> of ${f.calls} calls${f.flag ? ` <span class="flag">⚠ ${TA.esc(f.flag.reason)}</span>` : ""}<ul class="reasons">${reasons}</ul>`;
+}
+
+function renderPlayers() {
+  const d = players.doc;
+  if (!d) return;
+  const withheld = d.withheld
+    ? `<p class="muted" id="withheld">Faults, answer times and each move's record are shown once the tournament has ended (at once to the owner of a bot seated here: give its owner key above).</p>` : "";
+  const rows = d.players.map((p) => `<tr data-seat="${p.seat}"${p.yours ? ' class="yours"' : ""}><td class="num">${p.seat}</td>
+    <td><span class="player-name">${p.bot_id ? TA.botLink(p.bot_id, {[p.bot_id]: p.name}) : TA.esc(p.name)}</span>${p.yours ? ' <span class="badge mine">your bot</span>' : ""}${p.version ? ` <span class="muted">v${TA.esc(p.version)}</span>` : ""}</td>
+    <td class="faults">${faultsText(p)}</td><td class="latencies">${latencyText(p.latency)}</td></tr>`).join("");
+  $("players").innerHTML = TA.tableBox(`<table><tr><th class="num">Seat</th><th>Bot</th><th>Faults</th><th>Answer times</th></tr>${rows}</table>`) + withheld;
+}
+
+// The seat of the caller's own bot, outlined wherever the table is redrawn.
+function markOwnSeat() {
+  for (const el of document.querySelectorAll("#table .seat[data-seat]")) {
+    el.classList.toggle("yours", state.ownSeat !== null && el.dataset.seat === String(state.ownSeat));
+  }
+}
+
+// Links back: to the bot's page the viewer was opened from (?bot=), and to the game's tournament.
+function backLinks() {
+  const d = players.doc || {};
+  const tid = d.tournament_id || query.get("tournament");
+  if (tid) {
+    $("back").href = `/web/tournaments/${encodeURIComponent(tid)}`;
+    $("back").textContent = `← ${d.tournament_name || "tournament"}`;
+    $("back").hidden = false;
+  }
+  const bot = query.get("bot");
+  if (bot) {
+    const p = (d.players || []).find((x) => x.bot_id === bot);
+    $("back-bot").href = `/web/bots/${encodeURIComponent(bot)}`;
+    $("back-bot").textContent = `← ${p ? p.name : "bot"}`;
+    $("back-bot").hidden = false;
+  }
 }
 
 // The decision behind frame `step` (the move that made game version step + 1), if recorded.
 function decisionAt(step) {
-  const d = match.decisions[step - 1];
+  const d = players.decisions[step - 1];
   return d && d.version === step + 1 ? d : null;
 }
 
@@ -137,6 +195,7 @@ function renderInfo(v) {
 function render(views) {
   $("table").innerHTML = state.game === "tricky-teams" ? renderTrickyTeams(views) : renderTrickNTrouble(views);
   renderInfo(views[0]);
+  markOwnSeat();
 }
 
 // ---- replay ------------------------------------------------------------------------------------
@@ -173,9 +232,18 @@ function prevTrick() {
   showFrame(j);
 }
 
+async function uploadedFrames() {
+  const r = await fetch(`/web/data/replays?seat=${encodeURIComponent(state.perspective)}`, {
+    method: "POST", headers: {"Content-Type": "application/json", "Accept": "application/json"}, body: state.upload, cache: "no-store"});
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.message || `${r.status} ${r.statusText}`);
+  return body;
+}
+
 async function loadReplay() {
   stopPlay();
-  const d = await TA.json(`/web/data/games/${encodeURIComponent(gid)}/frames?seat=${encodeURIComponent(state.perspective)}`);
+  const d = state.upload ? (await uploadedFrames()).frames
+    : await TA.json(`/web/data/games/${encodeURIComponent(gid)}/frames?seat=${encodeURIComponent(state.perspective)}`);
   const keep = state.frames.length ? state.i : (requestedMove() || 0);
   state.frames = d.frames;
   $("slider").max = d.frames.length - 1;
@@ -236,6 +304,59 @@ function startLive() {
   refreshLive().catch((e) => { $("subtitle").textContent = e.message; });
 }
 
+// A sealed tournament game (its tournament still runs): the owner of a bot seated here watches
+// from that bot's seat -- getGameSeatView, exactly what the bot is sent -- and everyone else sees
+// who plays and when it opens. Either way the page follows the players' stream and turns into
+// the usual viewer by itself once the tournament has ended.
+async function refreshSeat() {
+  const doc = await TA.json(`/games/${encodeURIComponent(gid)}/seats/${state.ownSeat}/view`, keyHeaders());
+  render([doc.view]);
+  $("status").innerHTML = TA.badge(doc.status);
+}
+
+function showSealed() {
+  $("replay-controls").hidden = true;
+  $("perspective").disabled = true;
+  if (state.ownSeat !== null) {
+    state.mode = "seat";
+    $("mode").textContent = "your seat";
+    $("subtitle").innerHTML = `<span id="seat-note">Live tournament game seen from your bot's seat (seat ${state.ownSeat}, ${TA.esc(seatName(state.ownSeat))}): exactly what your bot is sent, nothing more.</span> Everyone else watches once the tournament has ended. This page follows the game by itself.`;
+    refreshSeat().catch((e) => { $("subtitle").textContent = e.message; });
+  } else {
+    state.mode = "sealed";
+    $("mode").textContent = "sealed";
+    $("subtitle").innerHTML = `<span id="sealed-note">This tournament game can be watched once its tournament has ended: its deal is played at other tables too.</span> This page opens it by itself then; the players are below.`;
+    $("table").innerHTML = `<div class="notice">The table is hidden until the tournament ends${players.doc && players.doc.tournament_id ? ` (<a href="/web/tournaments/${encodeURIComponent(players.doc.tournament_id)}">its standings</a>)` : ""}. Own a bot seated here? Give its owner key above to watch from its seat now.</div>`;
+  }
+}
+
+// streamGamePlayers: the public players' document at every change (a move, a decision, the game's
+// or the tournament's end). With a key the page reads its own (keyed) document on each.
+function followPlayers() {
+  const d = players.doc;
+  if (state.upload || !d || (d.status === "finished" && !d.sealed)) return;  // nothing will change
+  if (state.playersSource) state.playersSource.close();
+  const source = new EventSource(`/games/${encodeURIComponent(gid)}/players/stream`);
+  state.playersSource = source;
+  source.addEventListener("players", (e) => {
+    let doc;
+    try { doc = JSON.parse(e.data); } catch (_) { return; }
+    const wasSealed = players.doc && players.doc.sealed;
+    const next = ownerKey() ? loadPlayers() : Promise.resolve(setPlayers(doc));
+    next.then(() => {
+      if (wasSealed && !doc.sealed) { source.close(); start(); return; }
+      if (state.mode === "seat") return refreshSeat();
+      return null;
+    }).catch(() => {});
+  });
+  source.addEventListener("end", (e) => {
+    source.close();
+    let reason = "";
+    try { reason = JSON.parse(e.data).reason; } catch (_) { /* no body */ }
+    if (reason !== "finished" && reason !== "game_not_found") setTimeout(followPlayers, 300);  // capped lifetime: go on
+  });
+}
+
 function startReplay() {
   if (state.mode === "replay") return;
   if (state.source) { state.source.close(); state.source = null; }
@@ -243,22 +364,65 @@ function startReplay() {
   $("mode").textContent = "replay";
   $("replay-controls").hidden = false;
   $("perspective").disabled = false;
-  $("subtitle").textContent = "Finished game: step through it move by move or trick by trick, from any seat.";
+  $("subtitle").textContent = state.upload ? "A replay file: step through it move by move or trick by trick, from any seat."
+    : "Finished game: step through it move by move or trick by trick, from any seat.";
   loadReplay().catch((e) => { $("subtitle").textContent = e.message; });
+  if (!state.upload) loadPlayers().catch(() => {});  // the final faults and latencies
 }
 
-async function init() {
+function setupControls(seats) {
+  state.seats = seats;
+  const opts = [["spectator", "Spectator"], ...Array.from({length: seats}, (_, s) => [String(s), seatName(s)]), ["all", "All seats (replay)"]];
+  $("perspective").innerHTML = opts.map(([v, l]) => `<option value="${v}">${TA.esc(l)}</option>`).join("");
+}
+
+function header(game, label, status) {
+  state.game = game;
+  document.title = `${label} · Trick Arena`;
+  $("title").textContent = label;
+  $("status").innerHTML = TA.badge(status);
+}
+
+// Open the game (again, when its tournament has ended): sealed, live or finished.
+async function start() {
+  const d = players.doc;
+  header(d.game, d.tournament_name ? `${d.game} · ${d.tournament_name} #${d.match_index}` : `${d.game} · ${gid}`, d.status);
+  setupControls(d.seats);
+  if (d.sealed && !liveToken) { showSealed(); return; }
   let doc;
-  try { doc = await TA.json(`/games/${encodeURIComponent(gid)}`); }
+  try { doc = await TA.json(`/games/${encodeURIComponent(gid)}`, liveToken ? {Authorization: `Bearer ${liveToken}`} : {}); }
   catch (e) { $("subtitle").textContent = "Could not load the game: " + e.message; return; }
-  state.game = doc.game;
-  state.seats = doc.seats;
-  await loadMatch();
-  document.title = `${doc.game} ${gid} · Trick Arena`;
-  $("title").textContent = `${doc.game} · ${gid}`;
-  $("status").innerHTML = TA.badge(doc.status);
-  const opts = [["spectator", "Spectator"], ...Array.from({length: doc.seats}, (_, s) => [String(s), seatName(s)]), ["all", "All seats (replay)"]];
-  $("perspective").innerHTML = opts.map(([v, l]) => `<option value="${v}">${l}</option>`).join("");
+  if (doc.status === "finished") {
+    state.perspective = "all";
+    $("perspective").value = "all";
+    startReplay();
+  } else {
+    startLive();
+  }
+}
+
+async function openUpload(file) {
+  if (file.size > 64 * 1024) { $("subtitle").textContent = "That file is over 64 KiB, the API's request limit: not a replay of one game."; return; }
+  // Sent as read: a seed past 2^53 would not survive JSON.parse. The server drops the faults'
+  // details (the bots' answers): the page shows none.
+  const text = await file.text();
+  if (state.source) { state.source.close(); state.source = null; }
+  if (state.playersSource) { state.playersSource.close(); state.playersSource = null; }
+  state.upload = text;
+  state.mode = null;
+  state.frames = [];
+  state.perspective = "all";
+  let d;
+  try { d = await uploadedFrames(); } catch (e) { state.upload = null; $("subtitle").textContent = "Could not open the file: " + e.message; return; }
+  setPlayers(d.players);
+  header(d.game.game, `${d.game.game} · ${file.name}`, "finished");
+  setupControls(d.game.seats);
+  $("perspective").value = "all";
+  if (state.ownSeat !== null) $("subtitle").dataset.you = String(state.ownSeat);
+  startReplay();
+}
+
+function init() {
   $("perspective").onchange = (e) => { state.perspective = e.target.value; loadReplay().catch((err) => { $("subtitle").textContent = err.message; }); };
   $("first").onclick = () => showFrame(0);
   $("last").onclick = () => showFrame(state.frames.length - 1);
@@ -273,16 +437,28 @@ async function init() {
     if (state.mode === "replay" && n !== null && n !== state.i) showFrame(n);
   });
   document.addEventListener("keydown", (e) => {
-    if (state.mode !== "replay") return;
+    if (state.mode !== "replay" || e.target.tagName === "INPUT") return;
     if (e.key === "ArrowRight") showFrame(state.i + 1);
     if (e.key === "ArrowLeft") showFrame(state.i - 1);
   });
-  if (doc.status === "finished") {
-    state.perspective = "all";
-    $("perspective").value = "all";
-    startReplay();
-  } else {
-    startLive();
+  $("owner-key").value = ownerKey();
+  $("key-save").onclick = () => {
+    try { localStorage.setItem(KEY_ITEM, $("owner-key").value.trim()); } catch (_) { /* private mode */ }
+    if (!uploadPage && !state.upload) location.reload();
+  };
+  $("key-forget").onclick = () => {
+    try { localStorage.removeItem(KEY_ITEM); } catch (_) { /* private mode */ }
+    $("owner-key").value = "";
+    if (!uploadPage && !state.upload) location.reload();
+  };
+  $("upload").onchange = (e) => { if (e.target.files[0]) openUpload(e.target.files[0]); };
+  if (uploadPage) {
+    $("keys").open = true;
+    $("title").textContent = "Replay a file";
+    $("subtitle").textContent = "Choose a replay file below (trickarena play writes one per game): the seats' names, faults and answer times come with it.";
+    return;
   }
+  loadPlayers().then(() => { start(); followPlayers(); })
+    .catch((e) => { $("subtitle").textContent = "Could not load the game: " + e.message; backLinks(); });
 }
 init();
