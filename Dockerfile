@@ -10,13 +10,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first so that a code change does not reinstall them.
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY games ./games
 COPY core ./core
 COPY api ./api
 COPY harness ./harness
 COPY bots ./bots
-RUN pip install '.[dashboard]' \
+RUN pip install -c constraints.txt '.[dashboard]' \
     && useradd --system --uid 10001 --home-dir /app arena \
     && mkdir -p /data /tmp/metrics \
     && chown arena /data /tmp/metrics
@@ -24,4 +24,4 @@ RUN pip install '.[dashboard]' \
 USER arena
 EXPOSE 8000
 # The API by default; the worker, bots and dashboard override the command in docker-compose.yml.
-CMD ["gunicorn", "-c", "python:api.gunicorn_conf", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "api.app:create_app()"]
+CMD ["gunicorn", "-c", "python:api.gunicorn_conf", "--bind", "0.0.0.0:8000", "--worker-class", "gevent", "--workers", "2", "api.app:create_app()"]

@@ -9,20 +9,31 @@ NGINX    := /usr/sbin/nginx
 # The contract tests' Node packages (tests/contract: openapi-typescript, openapi-fetch, tsc, Ajv,
 # Redocly, Spectral), pinned by its package-lock.json.
 CONTRACT_NODE := tests/contract/node_modules/.package-lock.json
+# Every tool a test needs, installed by `make test` itself (tests/ops/test_makefile.py checks that
+# each installer target below is listed here).
+TOOLS := $(CHROMIUM) $(NODE) $(NGINX) $(CONTRACT_NODE)
 
-.PHONY: run test test-fast lint openapi bench clean
+.PHONY: run test test-fast lint lock openapi bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || ($(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV))
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
+
+# Re-resolve the newest versions pyproject.toml allows and pin them (then run `make test`).
+lock:
+	rm -rf $(VENV)-lock && $(PYTHON) -m venv $(VENV)-lock
+	$(VENV)-lock/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)-lock/bin/python -m pip install --quiet -e '.[test]'
+	{ sed -n '1,3p' constraints.txt; $(VENV)-lock/bin/python -m pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt && rm -rf $(VENV)-lock
 
 run: $(STAMP)
 	$(PY) -m harness.cli run $(ARGS)
 
 # The checks first (style, types, the import contract), then the whole suite.
-test: lint $(CHROMIUM) $(NODE) $(CONTRACT_NODE)
+test: lint $(TOOLS)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Quick feedback: the checks and the unit tests (no browser, no worker processes, not the golden
@@ -63,7 +74,7 @@ openapi: $(STAMP)
 	$(PY) -m api.openapi_gen openapi.yaml
 
 bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[test,bench]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[test,bench]'
 	$(PY) bench/engine_bench.py
 
 clean:

@@ -7,13 +7,17 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import requests
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 
 from harness.platform import api_server_command, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextlib.contextmanager
@@ -22,6 +26,23 @@ def make_run_api(redis_url: str, prefix: str, run_dir: Path, **env: str) -> Iter
     port = free_port()
     command = api_server_command("127.0.0.1", port, run_dir)
     with serve_api(command, port, redis_url, prefix, run_dir, **env) as base:
+        yield base
+
+
+def api_command_as_compose(port: int) -> list[str]:
+    """docker-compose.yml's api service command (gunicorn of this venv), bound to a loopback port."""
+    command = list(yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["api"]["command"])
+    command[command.index("--bind") + 1] = f"127.0.0.1:{port}"
+    return [sys.executable, "-m", *command]
+
+
+@contextlib.contextmanager
+def compose_api(redis_url: str, prefix: str, run_dir: Path, **env: str) -> Iterator[str]:
+    """gunicorn with compose's api command and environment (one proxy hop trusted) on a free
+    loopback port; yields its base URL."""
+    port = free_port()
+    command = api_command_as_compose(port)
+    with serve_api(command, port, redis_url, prefix, run_dir, TRICKARENA_TRUSTED_PROXIES="1", **env) as base:
         yield base
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -246,3 +246,24 @@ def test_dockerfile_copies_every_package_and_installs_the_dashboard() -> None:
     assert yaml_cmd_from_dockerfile() == SERVICES["api"]["command"]
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert ".venv" in ignored and "var" in ignored
+
+
+def test_the_cluster_profile_runs_three_masters_and_keeps_rq_off_the_cluster() -> None:
+    """Rule (issue 25, operations.md Redis topologies): `--profile cluster` starts three
+    cluster-enabled nodes and a one-shot job joining them; the api and the worker read
+    RQ_REDIS_URL (RQ cannot use a cluster), and the profile's REDIS_URL names every node."""
+    nodes = sorted(
+        n for n, s in SERVICES.items() if "cluster" in (s.get("profiles") or []) and n != "redis-cluster-init"
+    )
+    assert nodes == ["redis-c1", "redis-c2", "redis-c3"]
+    for name in nodes:
+        command = SERVICES[name]["command"]
+        assert command[command.index("--cluster-enabled") + 1] == "yes"
+        assert command[command.index("--cluster-announce-hostname") + 1] == name
+    init = " ".join(SERVICES["redis-cluster-init"]["command"])
+    assert "--cluster create" in init and all(n in init for n in nodes)
+    for name in ("api", "worker"):
+        assert "RQ_REDIS_URL" in SERVICES[name]["environment"], name
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "redis+cluster://redis-c1:6379,redis-c2:6379,redis-c3:6379" in text
+    assert "RQ_REDIS_URL=redis://redis:6379/0" in text

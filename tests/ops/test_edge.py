@@ -4,7 +4,8 @@ Rules pinned: the edge (the official nginx image) is the API's only public door 
 believes exactly its one hop; bot URLs may reach only the compose network of the bundled bots;
 and the file itself run in front of gunicorn as compose starts it:
 256 slow connections leave getHealth and a move under 1 s, a body over the limit is the API's
-JSON 413, and slow connections from one address are cut off without touching other clients.
+JSON 413, and slow connections from one address are cut off without touching other clients;
+event streams pass through unbuffered with their own cap per address (429 too_many_streams).
 """
 
 from __future__ import annotations
@@ -18,20 +19,21 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML is not a dependency)
 
 from api.app import DEFAULTS
+from api.games_api import KEEPALIVE_S
 from bench.slowloris import SlowLoris
+from bench.streams import Streams, create_games, move
 from core.outbound import AddressPolicy
 from harness.platform import free_port
-from tests.ops.make_run_api import serve_api, within_1_s
+from tests.ops.make_run_api import api_command_as_compose, serve_api, within_1_s
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -84,13 +86,6 @@ def test_bot_urls_may_reach_only_the_bots_network() -> None:
 
 
 # -- the file itself, run in front of gunicorn as compose starts it ---------------------------------
-def api_command_as_compose(port: int) -> list[str]:
-    """The api service's gunicorn command, bound to a loopback port."""
-    command = list(SERVICES["api"]["command"])
-    command[command.index("--bind") + 1] = f"127.0.0.1:{port}"
-    return [sys.executable, "-m", *command]  # "gunicorn" of this venv
-
-
 @contextlib.contextmanager
 def edge_in_front(api_port: int, tmp_path: Path) -> Iterator[int]:
     """deploy/nginx.conf, with the API on a loopback port, served on a free port; yields it."""
@@ -174,12 +169,11 @@ def health_and_move(port: int) -> dict[str, float]:
 
 
 @pytest.mark.timeout(180)
-def test_the_edge_keeps_slow_clients_off_a_gthread_api(
-    redis_url: str, key_prefix: str, tmp_path: Path
-) -> None:
-    """Rule: behind deploy/nginx.conf, compose's gthread API (2 x 8 threads, which 16 slow connections
-    take down on its own) answers getHealth and a move within 1 s with 256 slow connections open;
-    a body over the limit gets the API's JSON 413 from the edge."""
+def test_the_edge_keeps_slow_clients_off_the_api(redis_url: str, key_prefix: str, tmp_path: Path) -> None:
+    """Rule: behind deploy/nginx.conf, compose's API answers getHealth and a move within 1 s with 256
+    slow connections open (the edge buffers: the API never sees them; compose's gthread API of
+    before, 2 x 8 threads, relied on that); a body over the limit gets the API's JSON 413 from the
+    edge."""
     if shutil.which("nginx") is None:  # `make test` installs it; a test that cannot run fails
         pytest.fail("nginx is not installed: sudo apt-get install -y nginx (make test does it as root)")
     api_port = free_port()
@@ -197,3 +191,68 @@ def test_the_edge_keeps_slow_clients_off_a_gthread_api(
                 assert loris.open_connections() > 0
             status, error, _ = get(port, "/games", "POST", b'{"game": "' + b"x" * 100_000 + b'"}')
             assert status == 413 and error["code"] == "body_too_large", error
+
+
+STREAM_LOCATION = re.search(r'location ~ "\^/games/.*?/stream\$" \{(.*?)\n        \}', NGINX_CONF, re.S)
+
+
+def test_the_stream_location_has_its_own_connection_cap_and_timeouts() -> None:
+    """Rule (issue 26): the event-stream location passes answers unbuffered with a cap of its own on
+    open streams per address (429 too_many_streams) and deadlines for a silent API and a client that
+    does not read; the API's keep-alive comes well within the read deadline."""
+    assert STREAM_LOCATION, "no event-stream location in deploy/nginx.conf"
+    body = STREAM_LOCATION.group(1)
+    assert "proxy_buffering off;" in body
+    zone, cap = re.search(r"limit_conn (\w+) (\d+);", body).groups()  # type: ignore[union-attr]
+    assert re.search(rf"limit_conn_zone \$binary_remote_addr zone={zone}:", NGINX_CONF) and int(cap) <= 16
+    assert "error_page 429 @too_many_streams;" in body
+    read_s = int(re.search(r"proxy_read_timeout (\d+)s;", body).group(1))  # type: ignore[union-attr]
+    assert KEEPALIVE_S * 2 <= read_s <= 30
+    assert int(re.search(r"send_timeout (\d+)s;", body).group(1)) <= 10  # type: ignore[union-attr]
+    assert f'"limit":{cap}' in NGINX_CONF and "too_many_streams" in NGINX_CONF
+
+
+@pytest.mark.timeout(180)
+def test_streams_pass_the_edge_and_its_per_address_cap_applies(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Rule (issue 26): behind deploy/nginx.conf, compose's API streams events through the edge;
+    one address's 17th stream gets the edge's 429 too_many_streams with Retry-After (the API's own
+    cap raised here, so the edge is what refuses) while another address still opens one; every
+    stream gets the move, and getHealth and a move answer within 1 s meanwhile."""
+    if shutil.which("nginx") is None:  # `make test` installs it; a test that cannot run fails
+        pytest.fail("nginx is not installed: sudo apt-get install -y nginx (make test does it as root)")
+    api_port = free_port()
+    command = api_command_as_compose(api_port)
+    env = {"TRICKARENA_TRUSTED_PROXIES": "1", "TRICKARENA_SSE_MAX_PER_ADDRESS": "1000"}
+    with serve_api(command, api_port, redis_url, key_prefix, tmp_path, **env):
+        with edge_in_front(api_port, tmp_path) as port:
+            base = f"http://127.0.0.1:{port}"
+            health_and_move(port)  # warm
+            created = create_games(base, 1)[0]
+            path = f"/games/{created['game_id']}/events/stream"
+            cap = int(STREAM_LOCATION.group(1).split("limit_conn per_address_streams ")[1].split(";")[0])  # type: ignore[union-attr]
+            with Streams(port, [path], cap, source="127.0.0.2", max_seconds=60) as streams:
+                deadline = time.monotonic() + 20
+                while streams.status_counts().get(200, 0) < cap:
+                    assert time.monotonic() < deadline, streams.status_counts()
+                    time.sleep(0.1)
+                refused = http.client.HTTPConnection(
+                    "127.0.0.1", port, timeout=5, source_address=("127.0.0.2", 0)
+                )
+                refused.request("GET", path)  # from 127.0.0.2 too: one too many
+                answer = refused.getresponse()
+                error = json.loads(answer.read())
+                refused.close()
+                assert answer.status == 429 and error["code"] == "too_many_streams", error
+                assert error["details"]["limit"] == cap and int(answer.getheader("Retry-After") or 0) >= 1
+                with Streams(port, [path], 1, source="127.0.0.3", max_seconds=60) as other:
+                    deadline = time.monotonic() + 20
+                    while other.status_counts().get(200, 0) < 1:
+                        assert time.monotonic() < deadline, other.status_counts()
+                        time.sleep(0.1)
+                    times = within_1_s(lambda: health_and_move(port))
+                    assert all(value < 1.0 for value in times.values()), times
+                    _, event_id = move(base, created)
+                    assert streams.wait_received(event_id, path, 10.0) == (cap, cap)
+                    assert other.wait_received(event_id, path, 10.0) == (1, 1)

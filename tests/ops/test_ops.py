@@ -29,6 +29,7 @@ from api import ops
 from api.app import create_app
 from core import telemetry
 from tests.ops.conftest import Served, new_game
+from tests.ops.make_run_api import make_run_api
 
 ROOT = Path(__file__).resolve().parents[2]
 # LogRecord's own attributes (and the formatter's keys) cannot be `extra` fields.
@@ -42,9 +43,9 @@ JSON_RESERVED = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None)))
 }
 
 
-def scrape(base: str) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """GET /metrics, parsed by prometheus_client's own parser: sample name -> [(labels, value)]."""
-    answer = requests.get(f"{base}/metrics", timeout=10)
+def scrape(base: str, path: str = "/metrics") -> dict[str, list[tuple[dict[str, str], float]]]:
+    """GET `path` (/metrics), parsed by prometheus_client's own parser: sample name -> [(labels, value)]."""
+    answer = requests.get(f"{base}{path}", timeout=10)
     assert answer.status_code == 200
     assert answer.headers["Content-Type"].startswith("text/plain")
     out: dict[str, list[tuple[dict[str, str], float]]] = {}
@@ -94,9 +95,10 @@ def test_metrics_count_requests_by_endpoint_and_status_and_moves(served: Served)
 
 
 def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(served: Served) -> None:
-    """Rule: match moves, bot time and faults recorded by workers (in Redis) show on any API process."""
+    """Rule: match moves, bot time and faults recorded by workers (in Redis) show on any API process,
+    under /metrics/platform."""
     client = redis.Redis.from_url(served.redis_url)
-    before = scrape(served.base)
+    before = scrape(served.base, "/metrics/platform")
     # Five /move answers: three in (0.0025, 0.005], one in (0.005, 0.01], one over the last bound.
     counts = [0] * (len(telemetry.BOT_LATENCY_BUCKETS) + 1)
     counts[2], counts[3], counts[-1] = 3, 1, 1
@@ -107,7 +109,7 @@ def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(serve
         "fault_codes": [{"timeout": 2}, {}, {"illegal_move": 1}, {}],
     }
     telemetry.record_match(client, served.prefix, "tricky-teams", record)
-    after = scrape(served.base)
+    after = scrape(served.base, "/metrics/platform")
     for name, delta in (
         ("trickarena_match_moves_total", 40),
         ("trickarena_matches_total", 1),
@@ -124,6 +126,50 @@ def test_metrics_report_worker_counters_queue_depth_and_workers_from_redis(serve
     assert value(after, faults, code="illegal_move") - value(before, faults, code="illegal_move") == 1
     assert value(after, "trickarena_queue_depth", queue=telemetry.DEFAULT_QUEUE) >= 0
     assert "trickarena_workers" in after and value(after, "trickarena_redis_up") == 1
+
+
+PLATFORM_FAMILIES = (
+    "trickarena_matches_total",
+    "trickarena_match_moves_total",
+    "trickarena_queue_depth",
+    "trickarena_workers",
+    "trickarena_redis_up",
+)
+
+
+def test_metrics_summed_over_api_replicas_count_each_request_and_each_match_once(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Rule: with two API replicas (make run's gunicorn, each its own processes) on one Redis,
+    `sum()` over their /metrics counts each replica's own requests once and never the Redis-derived
+    platform metrics: those are on /metrics/platform, the same from either replica (one target)."""
+    prefix = f"ta-test:{uuid.uuid4().hex[:12]}:"
+    client = redis.Redis.from_url(redis_url)
+    try:
+        with (
+            make_run_api(redis_url, prefix, tmp_path / "a") as first,
+            make_run_api(redis_url, prefix, tmp_path / "b") as second,
+        ):
+            record = {"decisions": 7, "timing": {"decisions": 7, "bot_s": 0.1}}
+            for _ in range(3):
+                telemetry.record_match(client, prefix, "tricky-teams", record)
+            for _ in range(2):
+                per_process = [scrape(base) for base in (first, second)]
+            for samples in per_process:
+                for family in PLATFORM_FAMILIES:
+                    assert family not in samples, family
+            # Each replica counted the one /metrics request it answered before this scrape.
+            metric, route = "trickarena_http_requests_total", "/metrics"
+            assert sum(value(s, metric, endpoint=route) for s in per_process) == 2
+            platform = [scrape(base, "/metrics/platform") for base in (first, second)]
+            assert platform[0]["trickarena_matches_total"] == platform[1]["trickarena_matches_total"]
+            assert value(platform[0], "trickarena_matches_total", game="tricky-teams") == 3
+            assert value(platform[0], "trickarena_match_moves_total", game="tricky-teams") == 21
+            assert value(platform[0], "trickarena_redis_up") == 1
+    finally:
+        for key in client.scan_iter(match=prefix + "*", count=1000):
+            client.delete(key)
+        client.close()
 
 
 @pytest.mark.parametrize(
@@ -206,6 +252,7 @@ def test_health_reports_redis_and_worker_status(
         "queue": queue,
         "queued": 0,
         "workers": [],
+        "unhealthy": [],
     }
     env = {
         **os.environ,

@@ -2,8 +2,8 @@
 
 Rules pinned: a short run finishes a tournament of each game and prints their standings; the API's
 log is JSON lines only, gunicorn's own lines included, and so are the workers' and bots' logs;
-nothing it started survives it; a second run reuses the stored bot registrations; Ctrl-C stops
-everything.
+nothing it started survives it; a second run reuses the stored bot registrations; its workers play
+a person's challenge against the bundled bots (issue 28); Ctrl-C stops everything.
 """
 
 from __future__ import annotations
@@ -71,6 +71,39 @@ def registrations(var: Path) -> dict[str, str]:
     return {p.stem: json.loads(p.read_text())["bot_id"] for p in sorted((var / "bots").glob("*.json"))}
 
 
+def play_a_challenge(base: str, bots: list[str]) -> None:
+    """createChallenge against `bots` with a person at seat 0, who plays the first legal move on each
+    turn until the game ends; the challenge is then recorded with every bot seat having moved."""
+    made = requests.post(
+        f"{base}/challenges",
+        json={"game": "tricky-teams", "seats": 3, "people": [0], "bots": bots, "options": {"raids": 1}},
+        timeout=30,
+    )
+    assert made.status_code == 201, made.text
+    challenge = made.json()
+    me = {"Authorization": f"Bearer {challenge['tokens'][0]['token']}"}
+    game_url = f"{base}/games/{challenge['game_id']}"
+    deadline = time.monotonic() + 180
+    while True:
+        assert time.monotonic() < deadline, "the challenge did not finish"
+        game = requests.get(game_url, headers=me, timeout=10).json()
+        if game["status"] == "finished":
+            break
+        legal = game["view"]["legal_moves"]
+        if legal:
+            headers = {**me, "If-Match": f'"{game["version"]}"'}
+            requests.post(f"{game_url}/moves", json=legal[0], headers=headers, timeout=10)
+        else:
+            time.sleep(0.1)
+    while time.monotonic() < deadline:
+        done = requests.get(f"{base}/challenges/{challenge['challenge_id']}", timeout=10).json()
+        if done["status"] == "finished":
+            assert all(p["moves"] > 0 for p in done["players"]), done
+            return
+        time.sleep(0.2)
+    pytest.fail("the challenge was not recorded")
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(420)
 def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_ctrl_c_stops_all(
@@ -90,6 +123,8 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
         assert f"{game} tournament" in out and "finished" in out
     for name in ("random", "heuristic", "search"):
         assert name in out
+    # It ends with a summary in words per tournament; the bundled bots never fault (docs/bots.md, Time).
+    assert out.count("Winner: ") == len(GAMES) and out.count("Faults: none.") == len(GAMES), out[-3000:]
     assert "/web/" in out and "/docs" in out
     assert processes_mentioning(str(var)) == [], "a process of the run survived it"
     first = registrations(var)
@@ -133,6 +168,8 @@ def test_make_run_short_finishes_both_tournaments_then_a_rerun_reuses_bots_and_c
     assert api is not None, "".join(seen)
     for bot_id in first.values():
         assert requests.get(f"{api.group(0)}/bots/{bot_id}", timeout=10).json()["open"] is True
+    # Issue 28: a person challenges the bundled bots; make run's workers play their seats.
+    play_a_challenge(api.group(0), [first["heuristic"], first["random"]])
     # A child that dies is started again (issue 17): kill worker-1's whole group.
     pids_file = var / "run" / "pids.json"
     victim = json.loads(pids_file.read_text())["worker-1"]

@@ -60,7 +60,12 @@ def browser() -> Iterator[Any]:
 @pytest.fixture()
 def page(browser: Any) -> Iterator[Any]:
     """A fresh page that records console errors and uncaught exceptions."""
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    yield from open_page(browser, {"width": 1300, "height": 900})
+
+
+def open_page(browser: Any, viewport: dict[str, int]) -> Iterator[Any]:
+    """A fresh page of that size, recording console errors and uncaught exceptions (in `errors`)."""
+    context = browser.new_context(viewport=viewport)
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT_MS)
     pg.errors = []
