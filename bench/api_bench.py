@@ -156,7 +156,7 @@ def drive(target: str, port: int, connections: int, seconds: float, warmup: floa
     )
     start = time.monotonic()
     warm, until = start + warmup, start + warmup + seconds
-    results = [
+    results: list[dict[str, Any]] = [
         {"latencies": [], "final_latencies": [], "finished": [], "error": None} for _ in range(connections)
     ]
 
@@ -204,6 +204,7 @@ def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = Fal
     """
     import logging
 
+    from werkzeug.datastructures import Headers
     from werkzeug.test import EnvironBuilder
 
     from api.app import create_app
@@ -221,7 +222,11 @@ def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = Fal
 
     def call(app: Any, path: str, body: Any, headers: dict[str, str]) -> tuple[str, float]:
         environ = EnvironBuilder(
-            path=path, method="POST", data=json.dumps(body), content_type="application/json", headers=headers
+            path=path,
+            method="POST",
+            data=json.dumps(body),
+            content_type="application/json",
+            headers=Headers(headers),
         ).get_environ()
         status: list[str] = []
         started = time.process_time()
@@ -436,9 +441,10 @@ def main(argv: list[str] | None = None) -> int:
         handle.stop()
 
     def med(target: str, key: str) -> float:
-        return statistics.median(r[key] for r in runs[target])
+        values: list[float] = [r[key] for r in runs[target]]
+        return statistics.median(values)
 
-    summary = {
+    summary: dict[str, Any] = {
         "api_moves_per_s": med("api", "rps"),
         "api_p50_ms": med("api", "p50_ms"),
         "api_p99_ms": med("api", "p99_ms"),

@@ -25,14 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots.protocol import MoveRequestSchema  # noqa: E402
+from core.timing import DEFAULT  # noqa: E402
 from games.registry import GAMES  # noqa: E402
 from harness.bot_client import move_request  # noqa: E402
-from harness.botcheck import DEFAULT_DEADLINE_MS, DEFAULT_TIME_BANK_MS, decision_type  # noqa: E402
+from harness.botcheck import decision_type  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "bot-views.md"
@@ -119,8 +120,8 @@ def first_decisions(game_name: str) -> list[Found]:
                         seat,
                         view,
                         legal,
-                        DEFAULT_DEADLINE_MS,
-                        DEFAULT_TIME_BANK_MS,
+                        DEFAULT.deadline_ms,
+                        DEFAULT.time_bank_ms,
                         previous,
                     )
                     errors = MoveRequestSchema().validate(json.loads(json.dumps(message)))

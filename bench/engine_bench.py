@@ -8,7 +8,8 @@ game counts from `new_game` to its end.  Each figure is the median of `--runs` t
 about `--seconds` of CPU time each, pinned to one CPU core.  Rates are per CPU second of this
 process (`time.process_time`), so other load on a shared machine does not count against an
 engine; the wall-clock rate is printed beside it.  Peers whose package is missing are reported as
-such, never estimated.
+such, never estimated.  A stub game whose calls do nothing (`LoopFloor`) times the loop itself:
+its share of every engine's and peer's decision is printed.
 
 `--opcodes GAME` says where a decision's time goes instead, independent of the machine's load:
 the bytecodes each function runs per decision (`sys.settrace` opcode events) over the same loop
@@ -31,6 +32,8 @@ from typing import Any
 
 from games.registry import GAMES
 
+# The bench loop alone, over a stub game (`LoopFloor`).
+LOOP_FLOOR = "bench loop (stub game)"
 # A playout function plays whole games for about `seconds` of CPU time; returns (decisions, games, cpu, wall).
 Playout = Callable[[float, int], tuple[int, int, float, float]]
 
@@ -60,7 +63,42 @@ def engine_playout(name: str, seats: int) -> Playout:
 
 def engine_playout_game(name: str, seats: int) -> Callable[[random.Random, int], int]:
     """One random game of a registered game, `legal_moves` at every decision, as a function."""
-    game = GAMES[name]
+    return playout_game(GAMES[name], seats)
+
+
+class LoopFloor:
+    """A stub game whose calls do nothing but count: the bench loop's own cost per decision.
+
+    Every decision of every engine and of hearts pays this loop (the Python calls, `randrange`),
+    so it bounds the ratio to hearts from above whatever the engine costs (docs/performance.md).
+    """
+
+    MOVES: tuple[dict[str, str], ...] = tuple({"type": "play", "card": str(card)} for card in range(8))
+
+    def new_game(self, seats: int, options: None, seed: int) -> dict[str, int]:
+        """A game of 52 decisions."""
+        return {"decisions": 0}
+
+    def is_over(self, state: dict[str, int]) -> bool:
+        """Over after 52 decisions."""
+        return state["decisions"] >= 52
+
+    def to_move(self, state: dict[str, int]) -> list[int]:
+        """Seat 0 always."""
+        return [0]
+
+    def legal_moves(self, state: dict[str, int], seat: int) -> tuple[dict[str, str], ...]:
+        """The same eight moves."""
+        return self.MOVES
+
+    def apply(self, state: dict[str, int], seat: int, move: dict[str, str]) -> list[Any]:
+        """Count the decision."""
+        state["decisions"] += 1
+        return []
+
+
+def playout_game(game: Any, seats: int) -> Callable[[random.Random, int], int]:
+    """One random game of `game` (a registered game or `LoopFloor`), `legal_moves` at every decision."""
 
     def play_game(rng: random.Random, game_seed: int) -> int:
         """One random game from `new_game` to its end; returns the number of decisions."""
@@ -216,13 +254,17 @@ def main() -> None:
             print(f"{name}: NOT MEASURED: {playout}")
         else:
             peers[name] = playout
-    results = measure_all({**engines, **peers}, args.seconds, args.runs)
+    loop_floor = timed_playouts(playout_game(LoopFloor(), 4))
+    results = measure_all({**engines, **peers, LOOP_FLOOR: loop_floor}, args.seconds, args.runs)
     print(f"{'engine':<28}{'decisions/s':>14}{'games/s':>11}{'wall dec/s':>13}  runs (decisions/CPU s)")
     for name, res in results.items():
         print(
             f"{name:<28}{res['decisions_per_s']:>14,.0f}{res['games_per_s']:>11,.1f}"
             f"{res['wall_decisions_per_s']:>13,.0f}  {res['runs']}"
         )
+    floor = results.pop(LOOP_FLOOR)["decisions_per_s"]
+    print(f"{LOOP_FLOOR}: {floor:,.0f} decisions/s; its share of a decision:", end="")
+    print("".join(f" {name} {res['decisions_per_s'] / floor:.0%}," for name, res in results.items())[:-1])
     for name in engines:
         for peer in peers:
             paired = [a / b for a, b in zip(results[name]["runs"], results[peer]["runs"], strict=True)]

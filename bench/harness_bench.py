@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/harness_bench.py [--bot-delay-ms 0,20,100] [--workers 1,2] [--runs 3]
         [--max-in-flight N] [--matches-per-slot 4] [--min-matches 8] [--bots 4]
-        [--cpu-policy batch|normal] [--redis-url URL] [--json FILE]
+        [--cpu-policy batch|normal] [--redis-url URL] [--topology single|cluster] [--json FILE]
         [--baseline-root DIR --baseline-matches 256,12,8]
 
 Every bot is its own process: the bundled `random` bot served by the bot SDK (`bots.sdk.BotServer`)
@@ -34,12 +34,18 @@ script's bots and Redis), playing `--baseline-matches` matches (one count per de
 worker plays one match at a time, so it needs fewer to fill its time), and the ratio of the two
 matches/min is reported per pair: the same minutes, the same load, so the ratio is the figure.
 
+With `--topology cluster` the games, bots and tournaments live on a real three-master Redis
+Cluster the bench starts for itself (`tests.redis_procs.redis_cluster`), RQ on the single Redis
+(`RQ_REDIS_URL`, which the workers inherit); the Redis figures then add up every master and RQ's
+server. **Redis ops/s** is that server's (or those servers') commands per second of the run.
+
 Only keys under a fresh prefix and the run's own RQ queue are written, and they are removed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -61,6 +67,7 @@ sys.path.insert(0, str(ROOT))
 from core.redis_server import ensure_redis  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 from harness.tournaments import create_tournament, get_tournament  # noqa: E402
+from tests.redis_procs import redis_cluster  # noqa: E402
 
 GAMES = ["tricky-teams", "trick-n-trouble"]
 DEFAULT_IN_FLIGHT = 64  # the worker's default (harness.jobs.DEFAULT_MAX_IN_FLIGHT)
@@ -173,10 +180,14 @@ def worker_cpu_seconds(pid: int) -> float:
     return total
 
 
-def redis_stats(client: redis.Redis) -> tuple[int, float]:
-    """(commands processed, CPU seconds used) by the Redis server so far."""
-    stats, cpu = client.info("stats"), client.info("cpu")
-    return int(stats["total_commands_processed"]), float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+def redis_stats(servers: list[redis.Redis]) -> tuple[int, float]:
+    """(commands processed, CPU seconds used) by the Redis servers so far, added up."""
+    commands, cpu_s = 0, 0.0
+    for client in servers:
+        stats, cpu = client.info("stats"), client.info("cpu")
+        commands += int(stats["total_commands_processed"])
+        cpu_s += float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+    return commands, cpu_s
 
 
 def start_workers(
@@ -197,7 +208,7 @@ def start_workers(
         args += ["--max-in-flight", str(max_in_flight)]
     env = {**os.environ, "PYTHONPATH": str(root)}
     procs = [subprocess.Popen(args, cwd=root, env=env, start_new_session=True) for _ in range(count)]
-    queue = Queue(ctx.queue_name, connection=ctx.store.client)
+    queue = Queue(ctx.queue_name, connection=ctx.rq_connection)
     deadline = time.monotonic() + 60
     while len(Worker.all(queue=queue)) < count:
         if time.monotonic() > deadline or any(proc.poll() is not None for proc in procs):
@@ -226,6 +237,7 @@ def run_once(
     matches: int,
     seed: int,
     args: argparse.Namespace,
+    servers: list[redis.Redis],
     baseline: bool = False,
 ) -> dict[str, float]:
     """One tournament of `matches` matches on `workers` fresh worker processes; its figures."""
@@ -233,10 +245,10 @@ def run_once(
         procs = start_workers(ctx, url, workers, args.cpu_policy, None, Path(args.baseline_root))
     else:
         procs = start_workers(ctx, url, workers, args.cpu_policy, args.max_in_flight)
-    queue = Queue(ctx.queue_name, connection=ctx.store.client)
+    queue = Queue(ctx.queue_name, connection=ctx.rq_connection)
     load_before = os.getloadavg()[0]
     try:
-        redis_before = redis_stats(ctx.store.client)
+        redis_before = redis_stats(servers)
         cpu_before = sum(worker_cpu_seconds(p.pid) for p in procs)
         per_deal = min(math.comb(len(ids), 4), 60) * 4  # tables (max_tables 60) x 4 rotations
         deals = math.ceil(matches / per_deal)
@@ -251,7 +263,7 @@ def run_once(
                 in_flight.append(queue.started_job_registry.count)
             time.sleep(0.25)
         cpu_s = sum(worker_cpu_seconds(p.pid) for p in procs) - cpu_before
-        redis_after = redis_stats(ctx.store.client)
+        redis_after = redis_stats(servers)
     finally:
         stop_workers(procs)
     record = ctx.store.tournament(tid)
@@ -260,6 +272,7 @@ def run_once(
     results = ctx.store.results(tid)
     decisions = sum(r["decisions"] for r in results)
     match_cpu_s = sum(r["timing"]["cpu_s"] for r in results)
+    call_cpu_s = sum(r["timing"]["call_cpu_s"] for r in results)
     return {
         "matches": len(results),
         "seconds": elapsed,
@@ -271,9 +284,12 @@ def run_once(
         "achieved_over_ideal": cpu_s / elapsed / workers,
         "worker_cpu_ms_per_decision": cpu_s / decisions * 1000,
         "match_cpu_ms_per_decision": match_cpu_s / decisions * 1000,
+        # Of which inside the bot calls (HTTP client, signing, JSON of the message and the answer).
+        "call_cpu_ms_per_decision": call_cpu_s / decisions * 1000,
         # The whole Redis server's: meaningful with a Redis of the bench's own (--redis-url).
         "redis_commands_per_match": (redis_after[0] - redis_before[0]) / len(results),
         "redis_cpu_ms_per_match": (redis_after[1] - redis_before[1]) / len(results) * 1000,
+        "redis_ops_per_s": (redis_after[0] - redis_before[0]) / elapsed,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
     }
@@ -294,7 +310,9 @@ def tear_down(bots: list[BotProc], ctx: HarnessContext, queue: str, handle: Any)
     """Stop the run's bots, delete its keys and queue, stop Redis if the run started it."""
     for bot in bots:
         bot.stop()
-    cleanup(ctx.store.client, ctx.store.prefix, queue)
+    cleanup(ctx.rq_connection, ctx.store.prefix, queue)
+    if ctx.rq is None:  # the storage is RQ's server: its keys are there
+        cleanup(ctx.store.client, ctx.store.prefix, queue)
     handle.stop()
 
 
@@ -320,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-matches", type=int, default=8)
     parser.add_argument("--bots", type=int, default=4)
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument(
+        "--topology", choices=("single", "cluster"), default="single", help="where games and tournaments live"
+    )
     parser.add_argument("--cpu-policy", choices=("batch", "normal"), default="batch")
     parser.add_argument("--json", default=None, help="also write the summary and every run to this file")
     parser.add_argument(
@@ -340,7 +361,17 @@ def main(argv: list[str] | None = None) -> int:
     url = handle.url.rsplit("/", 1)[0] + "/14"
     tag = uuid.uuid4().hex[:8]
     prefix, queue = f"ta-bench:{tag}:", f"ta-bench-{tag}"
+    topology = contextlib.ExitStack()
+    if args.topology == "cluster":
+        cluster = topology.enter_context(redis_cluster())
+        os.environ["RQ_REDIS_URL"] = url  # RQ on the single server; the workers inherit it
+        url = cluster.url
+        servers = [server.client() for server in cluster.servers]
     ctx = HarnessContext.build(url, prefix, queue)
+    if args.topology == "single":
+        servers = [ctx.store.client]
+    else:
+        servers.append(ctx.rq_connection)
     slots = args.max_in_flight or DEFAULT_IN_FLIGHT
     runs: dict[str, list[dict[str, float]]] = {}
     bots: list[BotProc] = []
@@ -354,11 +385,21 @@ def main(argv: list[str] | None = None) -> int:
                 ids = fleets[delay]
                 for workers in worker_counts:
                     matches = max(args.min_matches, math.ceil(args.matches_per_slot * workers * slots))
-                    figures = run_once(ctx, url, ids, workers, matches, seed=run + 1, args=args)
+                    figures = run_once(
+                        ctx, url, ids, workers, matches, seed=run + 1, args=args, servers=servers
+                    )
                     case = f"{delay:g}ms_{workers}w"
                     if args.baseline_root:
                         base = run_once(
-                            ctx, url, ids, workers, baseline_matches[delay], run + 1, args, baseline=True
+                            ctx,
+                            url,
+                            ids,
+                            workers,
+                            baseline_matches[delay],
+                            run + 1,
+                            args,
+                            servers,
+                            baseline=True,
                         )
                         runs.setdefault(case + "_baseline", []).append(base)
                         print(json.dumps({"case": case + "_baseline", "run": run, **base}), flush=True)
@@ -367,7 +408,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps({"case": case, "run": run, **figures}), flush=True)
     finally:
         tear_down(bots, ctx, queue, handle)
+        topology.close()
     summary = {
+        "topology": args.topology,
         "max_in_flight": args.max_in_flight,
         "cpu_policy": args.cpu_policy,
         "results": {key: summarise(figures) for key, figures in runs.items()},

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import argparse
 import collections
+import heapq
 import re
 import subprocess
 import sys
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +100,11 @@ class Window:
     busy: float = 0.0
     idle: float = 0.0
     idle_with_work_elsewhere: float = 0.0
-    stranded: collections.Counter[str] = field(default_factory=collections.Counter)
+    stranded: collections.defaultdict[str, float] = field(
+        default_factory=lambda: collections.defaultdict(float)
+    )
     preemptions: collections.Counter[tuple[str, ...]] = field(default_factory=collections.Counter)
-    waits: collections.Counter[str] = field(default_factory=collections.Counter)
+    waits: collections.defaultdict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
     wait_count: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
@@ -187,6 +191,7 @@ class Analysis:
         running: dict[int, int | None] = dict.fromkeys(cpus)
         queued: dict[int, tuple[int, float, str]] = {}  # pid -> (cpu, since, why)
         waker: dict[int, tuple[int, int]] = {}
+        nobody: tuple[int | None, int | None] = (None, None)
         done: list[Window] = []
         window: Window | None = None
         last = None
@@ -206,7 +211,7 @@ class Analysis:
             elif what == "wake":
                 pid, target = data
                 if pid not in running.values():
-                    by, by_cpu = waker.get(pid, (None, None))
+                    by, by_cpu = waker.get(pid, nobody)
                     placed = "same core" if by_cpu == target else "other core"
                     queued[pid] = (target, t, f"{self.kind(by)} -> {self.kind(pid)} ({placed})")
             elif what == "migrate":
@@ -219,13 +224,13 @@ class Analysis:
                 if prev and state.startswith("R"):
                     queued[prev] = (cpu, t, f"{self.kind(prev)} preempted")
                     if window is not None:
-                        by = waker.get(nxt, (None, None))
+                        woke_nxt = waker.get(nxt, nobody)
                         window.preemptions[
                             (
                                 self.kind(prev),
                                 self.kind(nxt),
-                                self.kind(by[0]),
-                                "same core" if by[1] == cpu else "other core",
+                                self.kind(woke_nxt[0]),
+                                "same core" if woke_nxt[1] == cpu else "other core",
                             )
                         ] += 1
                 else:
@@ -245,8 +250,8 @@ class Analysis:
         running: dict[int, int | None],
         queued: dict[int, tuple[int, float, str]],
     ) -> None:
-        for pid in [p for p, (_, since, _) in queued.items() if now - since > STALE_S]:
-            del queued[pid]
+        for stale in [p for p, (_, since, _) in queued.items() if now - since > STALE_S]:
+            del queued[stale]
         for cpu, pid in running.items():
             if pid is None:
                 continue
@@ -261,6 +266,11 @@ class Analysis:
                     window.stranded[why] += dt / len(elsewhere)
 
 
+def most(tally: dict[str, float], top: int) -> list[tuple[str, float]]:
+    """The `top` largest entries, largest first (what Counter.most_common does, for float tallies)."""
+    return heapq.nlargest(top, tally.items(), key=itemgetter(1))
+
+
 def report(windows: list[Window], top: int = 8) -> None:
     """Print each window's tallies, as cores (seconds per second) and counts."""
     for w in windows:
@@ -269,13 +279,13 @@ def report(windows: list[Window], top: int = 8) -> None:
         print(f"   busy {w.busy / span:.3f} cores, idle {w.idle / span:.3f} cores")
         stranded = w.idle_with_work_elsewhere / span
         print(f"   idle while a runnable process waited on another core: {stranded:.3f} cores")
-        for why, v in w.stranded.most_common(top):
+        for why, v in most(w.stranded, top):
             print(f"      {v / span:.3f}  {why}")
         print("   preemptions (preempted, by, woken by, from):")
         for key, n in w.preemptions.most_common(top):
             print(f"      {n:6d}  {', '.join(key)}")
         print("   run-queue waits (cores, count, mean us):")
-        for why, v in w.waits.most_common(top):
+        for why, v in most(w.waits, top):
             n = w.wait_count[why]
             print(f"      {v / span:.3f} {n:6d} {v / n * 1e6:6.0f}  {why}")
 
@@ -302,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for workers in (1, 2):
                 mark(f"RUN_START workers={workers} bots={','.join(map(str, bot_pids))}")
-                figures = run_once(ctx, url, ids, workers, args.deals * 4, 1, args)
+                figures = run_once(ctx, url, ids, workers, args.deals * 4, 1, args, [ctx.store.client])
                 mark(f"RUN_END workers={workers}")
                 print(f"workers={workers}: {figures['matches_per_min']:.1f} matches/min")
         finally:
