@@ -38,18 +38,20 @@ from dataclasses import dataclass
 from typing import Any
 
 
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, str(default)))
+def env_int(name: str, default: int) -> int:
+    """The integer setting `name` of the environment; unset or empty: `default`."""
+    return int(os.environ.get(name, "") or default)
 
 
-def _env_float(name: str, default: float) -> float:
-    return float(os.environ.get(name, str(default)))
+def env_float(name: str, default: float) -> float:
+    """The number setting `name` of the environment; unset or empty: `default`."""
+    return float(os.environ.get(name, "") or default)
 
 
-DEADLINE_MS = _env_int("TRICKARENA_DEADLINE_MS", 1000)
-TIME_BANK_MS = _env_int("TRICKARENA_TIME_BANK_MS", 5000)
-NOTIFY_TIMEOUT_MS = _env_int("TRICKARENA_NOTIFY_TIMEOUT_MS", 2000)
-SLOW_SHARE = _env_float("TRICKARENA_SLOW_SHARE", 0.5)
+DEADLINE_MS = env_int("TRICKARENA_DEADLINE_MS", 1000)
+TIME_BANK_MS = env_int("TRICKARENA_TIME_BANK_MS", 5000)
+NOTIFY_TIMEOUT_MS = env_int("TRICKARENA_NOTIFY_TIMEOUT_MS", 2000)
+SLOW_SHARE = env_float("TRICKARENA_SLOW_SHARE", 0.5)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ Challenge games are never rated: they belong to no tournament or league. Each bo
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import threading
@@ -42,6 +41,7 @@ from core import errors
 from core.bot_registry import BotDeleted, BotNotFound, BotRecord, owner_digest
 from core.event_hub import EventHub, Listener
 from core.timing import DEFAULT as TIMING
+from core.timing import env_int
 from games.base import GameError
 from games.registry import get_game
 from harness.queueing import job_id, queue_for
@@ -105,10 +105,6 @@ class ChallengeNotFound(errors.ServiceError):
     code = "challenge_not_found"
 
 
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, "") or default)
-
-
 @dataclass(frozen=True)
 class ChallengeLimits:
     """The bounds of challenges (docs/operations.md, Limits); each has its environment variable."""
@@ -126,12 +122,12 @@ class ChallengeLimits:
         `..._IDLE_S`, `..._MAX_S` (TRICKARENA_CHALLENGE_ prefix), else the defaults."""
         d = cls()
         return cls(
-            _env_int("TRICKARENA_CHALLENGE_PER_ADDRESS_HOUR", d.per_address_per_hour),
-            _env_int("TRICKARENA_CHALLENGE_PER_KEY_HOUR", d.per_key_per_hour),
-            _env_int("TRICKARENA_CHALLENGE_PER_BOT", d.per_bot),
-            _env_int("TRICKARENA_CHALLENGE_PER_PERSON", d.per_person),
-            _env_int("TRICKARENA_CHALLENGE_IDLE_S", d.idle_s),
-            _env_int("TRICKARENA_CHALLENGE_MAX_S", d.max_s),
+            env_int("TRICKARENA_CHALLENGE_PER_ADDRESS_HOUR", d.per_address_per_hour),
+            env_int("TRICKARENA_CHALLENGE_PER_KEY_HOUR", d.per_key_per_hour),
+            env_int("TRICKARENA_CHALLENGE_PER_BOT", d.per_bot),
+            env_int("TRICKARENA_CHALLENGE_PER_PERSON", d.per_person),
+            env_int("TRICKARENA_CHALLENGE_IDLE_S", d.idle_s),
+            env_int("TRICKARENA_CHALLENGE_MAX_S", d.max_s),
         )
 
 
