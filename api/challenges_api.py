@@ -13,7 +13,7 @@ from marshmallow import Schema, fields, validate
 
 from api.blueprint_util import Api, Blueprint, ErrorDocs, game_name_field
 from api.context import app_context
-from core.wire.common import ObjectRef
+from core.wire.common import ObjectRef, Ref
 from harness import challenges as ops
 
 blp = Blueprint("challenges", __name__, description="People play against bots open to challenges.")
@@ -130,7 +130,7 @@ class ChallengeSchema(Schema):
         name = "Challenge"
 
     challenge_id = fields.String(required=True, metadata={"description": "The challenge's id."})
-    game = fields.String(required=True, metadata={"description": "The game."})
+    game = Ref("GameName", required=True, metadata={"description": "The game."})
     seats = fields.Integer(required=True, metadata={"description": "Seats of the game."})
     options = ObjectRef(
         "GameOptions", required=True, metadata={"description": "The game's options as given."}
