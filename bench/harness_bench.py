@@ -35,7 +35,7 @@ worker plays one match at a time, so it needs fewer to fill its time), and the r
 matches/min is reported per pair: the same minutes, the same load, so the ratio is the figure.
 
 With `--topology cluster` the games, bots and tournaments live on a real three-master Redis
-Cluster the bench starts for itself (`tests.redis_procs.redis_cluster`), RQ on the single Redis
+Cluster the bench starts for itself (`core.redis_procs.redis_cluster`), RQ on the single Redis
 (`RQ_REDIS_URL`, which the workers inherit); the Redis figures then add up every master and RQ's
 server. **Redis ops/s** is that server's (or those servers') commands per second of the run.
 
@@ -64,10 +64,10 @@ from rq import Queue, Worker
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.redis_procs import redis_cluster  # noqa: E402
 from core.redis_server import ensure_redis  # noqa: E402
 from harness.runner import HarnessContext  # noqa: E402
 from harness.tournaments import create_tournament, get_tournament  # noqa: E402
-from tests.redis_procs import redis_cluster  # noqa: E402
 
 GAMES = ["tricky-teams", "trick-n-trouble"]
 DEFAULT_IN_FLIGHT = 64  # the worker's default (harness.jobs.DEFAULT_MAX_IN_FLIGHT)

@@ -1,6 +1,6 @@
 """The API on a real three-master Redis Cluster (issue 25, Cluster for the state that grows).
 
-Started by the test (`tests.redis_procs.redis_cluster`: three `redis-server --cluster-enabled yes`
+Started by the test (`core.redis_procs.redis_cluster`: three `redis-server --cluster-enabled yes`
 joined by `redis-cli --cluster create`), RQ on the ordinary test Redis (`RQ_REDIS_URL`: RQ cannot
 run on a cluster). Every write path of the core package runs there: createBot (the registry's
 name and URL claims), updateBot, quotas, createGame, moves (the commit script), the event
@@ -25,9 +25,9 @@ from api.app import create_app
 from api.context import app_context
 from bots.bundled import GAME_NAMES, make_bot
 from bots.sdk import BotServer
+from core.redis_procs import ClusterGroup, redis_cluster
 from tests.api.conftest import LiveServer, auth, create, play_out, tokens_of
 from tests.api.test_events_sse import _read_sse
-from tests.redis_procs import ClusterGroup, redis_cluster
 
 
 @pytest.fixture(scope="module")

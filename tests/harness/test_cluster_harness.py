@@ -1,6 +1,6 @@
 """The harness on a real three-master Redis Cluster (issue 25, Cluster for the state that grows).
 
-Started by the test (`tests.redis_procs.redis_cluster`), the harness store, the game repository and
+Started by the test (`core.redis_procs.redis_cluster`), the harness store, the game repository and
 the bot registry on the cluster (`redis+cluster://`, through the factory), RQ on the ordinary test
 Redis (`RQ_REDIS_URL`: RQ cannot run on a cluster). Every harness write path runs there -- a
 tournament's creation and listings, leases, the write-ahead record, results recorded twice, the
@@ -23,12 +23,12 @@ import redis
 from redis.cluster import RedisCluster
 
 from core.bot_registry import owner_digest
+from core.redis_procs import ClusterGroup, redis_cluster
 from harness import challenges, queueing
 from harness import tournaments as T
 from harness.catalog import list_tournaments
 from harness.runner import HarnessContext
 from harness.store import encode_decision
-from tests.redis_procs import ClusterGroup, redis_cluster
 
 from .bot_servers import random_bots
 from .conftest import WorkerProcs, delete_rq_keys, wait_for

@@ -16,13 +16,13 @@ import redis
 import requests
 
 from api.app import create_app
+from core.redis_procs import SERVICE, SentinelGroup, sentinel_group
 from harness.platform import api_server_command, free_port
 from harness.runner import HarnessContext
 from harness.tournaments import create_tournament, get_tournament
 from tests.harness.bot_servers import FaultyBotServer, submit_faulty
 from tests.harness.conftest import WorkerProcs, wait_for
 from tests.ops.make_run_api import serve_api
-from tests.redis_procs import SERVICE, SentinelGroup, sentinel_group
 
 
 def planned_failover(group: SentinelGroup) -> int:

@@ -1,6 +1,7 @@
-"""Redis servers a test starts for itself (never the shared one): a Sentinel group (a master, a
-replica and a Sentinel) and a three-master Redis Cluster, on free loopback ports in a temporary
-directory, always stopped."""
+"""Redis servers a test or a benchmark starts for itself (never the shared one): a Sentinel group
+(a master, a replica and a Sentinel) and a three-master Redis Cluster, on free loopback ports in a
+temporary directory, always stopped. (The single embedded server of `make run` is
+`core.redis_server`.)"""
 
 from __future__ import annotations
 
