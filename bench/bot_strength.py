@@ -150,8 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only-tt-search", action="store_true", help="only Tricky Teams search vs 3x heuristic"
     )
+    parser.add_argument(
+        "--only-tnt-search",
+        action="store_true",
+        help="only the Trick 'n Trouble search team (for a samples-to-strength curve)",
+    )
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args(argv)
+    if args.only_tt_search and args.only_tnt_search:
+        parser.error("--only-tt-search and --only-tnt-search exclude each other")
     out: dict[str, Any] = {
         "deals": args.deals,
         "tt_samples": args.tt_samples,
@@ -162,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     with Pool(args.workers) as pool:
+        if args.only_tnt_search:
+            return tnt_report(pool, args, lines, out, ("search",))
         lines += [
             "| Tricky Teams (4 seats, 1 raid) | A - mean(B) coins per game | 95% CI | A's win share | time "
             "| search CPU per decision: median / mean (decisions) |",
@@ -191,43 +200,50 @@ def main(argv: list[str] | None = None) -> int:
             )
         if args.only_tt_search:
             return report(lines, out, args.json)
-        lines += [
-            "",
-            "| Trick 'n Trouble team (3 seats, 9 rounds) | mean points | median | reaches 40 | 95% CI "
-            "| time | search CPU per decision: median / mean (decisions) |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        points: dict[str, list[float]] = {}
-        for name in ("random", "heuristic", "search"):
-            results, seconds = run(
-                pool, tnt_deal, [(name, deal, args.tnt_samples) for deal in range(args.deals)]
-            )
-            points[name] = [float(r["points"]) for r in results]
-            rate, low, high = wilson(sum(p >= 40 for p in points[name]), len(points[name]))
-            mean = statistics.mean(points[name])
-            cpu = cpu_ms(results)
-            out[f"tnt:{name}"] = {
-                "mean": mean,
-                "median": statistics.median(points[name]),
-                "rate40": rate,
-                "rate_low": low,
-                "rate_high": high,
-                "seconds": seconds,
-                "cpu_ms": cpu,
-            }
-            lines.append(
-                f"| {name} | {mean:.1f} | {statistics.median(points[name]):.0f} | {rate:.1%} "
-                f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s | {cpu_note(cpu)} |"
-            )
-        lines += [
-            "",
-            "| Trick 'n Trouble, paired by deal | mean difference in points | 95% CI |",
-            "|---|---|---|",
-        ]
-        for a, b in (("heuristic", "random"), ("search", "heuristic")):
-            mean, low, high = interval([x - y for x, y in zip(points[a], points[b], strict=True)])
-            out[f"tnt:{a}-vs-{b}"] = {"mean": mean, "low": low, "high": high}
-            lines.append(f"| {a} - {b} | {mean:+.2f} | [{low:+.2f}, {high:+.2f}] |")
+        return tnt_report(pool, args, lines, out, ("random", "heuristic", "search"))
+
+
+def tnt_report(
+    pool: Any, args: argparse.Namespace, lines: list[str], out: dict[str, Any], names: tuple[str, ...]
+) -> int:
+    """Trick 'n Trouble teams of each named bot on the same deals, and the paired differences."""
+    lines += [
+        "",
+        "| Trick 'n Trouble team (3 seats, 9 rounds) | mean points | median | reaches 40 | 95% CI "
+        "| time | search CPU per decision: median / mean (decisions) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    points: dict[str, list[float]] = {}
+    for name in names:
+        results, seconds = run(pool, tnt_deal, [(name, deal, args.tnt_samples) for deal in range(args.deals)])
+        points[name] = [float(r["points"]) for r in results]
+        rate, low, high = wilson(sum(p >= 40 for p in points[name]), len(points[name]))
+        mean = statistics.mean(points[name])
+        cpu = cpu_ms(results)
+        out[f"tnt:{name}"] = {
+            "mean": mean,
+            "median": statistics.median(points[name]),
+            "rate40": rate,
+            "rate_low": low,
+            "rate_high": high,
+            "seconds": seconds,
+            "cpu_ms": cpu,
+        }
+        lines.append(
+            f"| {name} | {mean:.1f} | {statistics.median(points[name]):.0f} | {rate:.1%} "
+            f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s | {cpu_note(cpu)} |"
+        )
+    lines += [
+        "",
+        "| Trick 'n Trouble, paired by deal | mean difference in points | 95% CI |",
+        "|---|---|---|",
+    ]
+    for a, b in (("heuristic", "random"), ("search", "heuristic")):
+        if a not in points or b not in points:
+            continue
+        mean, low, high = interval([x - y for x, y in zip(points[a], points[b], strict=True)])
+        out[f"tnt:{a}-vs-{b}"] = {"mean": mean, "low": low, "high": high}
+        lines.append(f"| {a} - {b} | {mean:+.2f} | [{low:+.2f}, {high:+.2f}] |")
     return report(lines, out, args.json)
 
 
