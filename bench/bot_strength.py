@@ -37,7 +37,7 @@ from bots.trick_n_trouble_search import TrickNTroubleSearch  # noqa: E402
 from bots.tricky_teams_search import TrickyTeamsSearch  # noqa: E402
 
 TT_SEATS = 4
-SEED_BASE = 1_000_000  # deals of the benchmark: seeds SEED_BASE + 0 .. deals-1
+SEED_BASE = 1_000_000  # deals of the benchmark: seeds SEED_BASE + 0 .. deals-1 (`--seed-base` moves them)
 SEARCH_HOUR = 3600.0
 
 
@@ -155,17 +155,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the Trick 'n Trouble search team (for a samples-to-strength curve)",
     )
+    parser.add_argument(
+        "--seed-base",
+        type=int,
+        default=SEED_BASE,
+        help="first deal's seed (another range confirms a result is not fitted to the default deals)",
+    )
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args(argv)
+    # A deal is its offset from SEED_BASE (seed SEED_BASE + offset, match id bench-<offset>).
+    args.offsets = range(args.seed_base - SEED_BASE, args.seed_base - SEED_BASE + args.deals)
     if args.only_tt_search and args.only_tnt_search:
         parser.error("--only-tt-search and --only-tnt-search exclude each other")
     out: dict[str, Any] = {
         "deals": args.deals,
         "tt_samples": args.tt_samples,
         "tnt_samples": args.tnt_samples,
+        "seed_base": args.seed_base,
     }
     lines = [
-        f"Deals: {args.deals} (seeds {SEED_BASE}..{SEED_BASE + args.deals - 1}), workers: {args.workers}",
+        f"Deals: {args.deals} (seeds {args.seed_base}..{args.seed_base + args.deals - 1}), "
+        f"workers: {args.workers}",
         "",
     ]
     with Pool(args.workers) as pool:
@@ -180,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.only_tt_search:
             comparisons.insert(0, ("heuristic", "random"))
         for a, b in comparisons:
-            jobs = [(a, b, deal, args.tt_samples) for deal in range(args.deals)]
+            jobs = [(a, b, deal, args.tt_samples) for deal in args.offsets]
             results, seconds = run(pool, tt_deal, jobs)
             mean, low, high = interval([r["diff"] for r in results])
             win = statistics.mean(r["win"] for r in results)
@@ -215,7 +225,7 @@ def tnt_report(
     ]
     points: dict[str, list[float]] = {}
     for name in names:
-        results, seconds = run(pool, tnt_deal, [(name, deal, args.tnt_samples) for deal in range(args.deals)])
+        results, seconds = run(pool, tnt_deal, [(name, deal, args.tnt_samples) for deal in args.offsets])
         points[name] = [float(r["points"]) for r in results]
         rate, low, high = wilson(sum(p >= 40 for p in points[name]), len(points[name]))
         mean = statistics.mean(points[name])
