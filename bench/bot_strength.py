@@ -12,7 +12,8 @@ each team's rate of reaching the 40-point threshold (Wilson 95% interval).
 The search bots get a fixed number of determinizations per decision (not a time budget), so
 the figures do not depend on the machine's load; the CPU time (process time) of each of their
 play decisions with more than one legal move is reported beside the figures (median and mean),
-to compare budgets between engine versions on one machine.
+to compare budgets between engine versions on one machine (Trick 'n Trouble: also of its other
+decisions with a choice -- task levels, passing, switches -- which its search decides too).
 """
 
 from __future__ import annotations
@@ -41,9 +42,12 @@ SEED_BASE = 1_000_000  # deals of the benchmark: seeds SEED_BASE + 0 .. deals-1 
 SEARCH_HOUR = 3600.0
 
 
-def make_policy(name: str, game: str, samples: int, cpu: list[float]) -> Policy:
+def make_policy(
+    name: str, game: str, samples: int, cpu: list[float], other: list[float] | None = None
+) -> Policy:
     """A fresh policy for one game (search policies with a fixed number of determinizations, the
-    CPU seconds of each of their play decisions with a choice appended to `cpu`)."""
+    CPU seconds of each of their play decisions with a choice appended to `cpu`, of their other
+    decisions with a choice to `other`)."""
     if name == "random":
         return random_policy
     if name == "heuristic":
@@ -60,8 +64,12 @@ def make_policy(name: str, game: str, samples: int, cpu: list[float]) -> Policy:
         started = time.process_time()
         move = search(message, memory)
         legal = message["legal_moves"]
-        if len(legal) > 1 and legal[0]["type"] == "play":
-            cpu.append(time.process_time() - started)
+        if len(legal) > 1:
+            spent = time.process_time() - started
+            if legal[0]["type"] == "play":
+                cpu.append(spent)
+            elif other is not None:
+                other.append(spent)
         return move
 
     return timed
@@ -91,9 +99,10 @@ def tnt_deal(args: tuple[str, int, int]) -> dict[str, Any]:
     """One Trick 'n Trouble deal played by a team of three `name` bots."""
     name, deal, samples = args
     cpu: list[float] = []
-    players = [policy_player(make_policy(name, "trick-n-trouble", samples, cpu)) for _ in range(3)]
+    other: list[float] = []
+    players = [policy_player(make_policy(name, "trick-n-trouble", samples, cpu, other)) for _ in range(3)]
     record = play_game("trick-n-trouble", players, SEED_BASE + deal, {}, match_id=f"bench-{deal}")
-    return {"points": record.result["points"], "cpu": cpu}
+    return {"points": record.result["points"], "cpu": cpu, "cpu_other": other}
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
@@ -112,9 +121,10 @@ def wilson(successes: int, n: int) -> tuple[float, float, float]:
     return p, centre - half, centre + half
 
 
-def cpu_ms(results: list[dict[str, Any]]) -> tuple[float, float, int] | None:
-    """Median and mean CPU milliseconds of the search play decisions in `results`, and their count."""
-    times = [t for r in results for t in r["cpu"]]
+def cpu_ms(results: list[dict[str, Any]], key: str = "cpu") -> tuple[float, float, int] | None:
+    """Median and mean CPU milliseconds of the search play decisions in `results` (`key` "cpu_other":
+    its other decisions with a choice), and their count."""
+    times = [t for r in results for t in r.get(key, [])]
     if not times:
         return None
     return 1000 * statistics.median(times), 1000 * statistics.mean(times), len(times)
@@ -145,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         "--tt-samples", type=int, default=40, help="determinizations per Tricky Teams decision"
     )
     parser.add_argument(
-        "--tnt-samples", type=int, default=30, help="determinizations per Trick 'n Trouble play"
+        "--tnt-samples",
+        type=int,
+        default=6,
+        help="determinizations per Trick 'n Trouble play, level or switch decision",
     )
     parser.add_argument(
         "--only-tt-search", action="store_true", help="only Tricky Teams search vs 3x heuristic"
@@ -220,8 +233,9 @@ def tnt_report(
     lines += [
         "",
         "| Trick 'n Trouble team (3 seats, 9 rounds) | mean points | median | reaches 40 | 95% CI "
-        "| time | search CPU per decision: median / mean (decisions) |",
-        "|---|---|---|---|---|---|---|",
+        "| time | search CPU per play decision: median / mean (decisions) "
+        "| per level, pass or switch decision |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     points: dict[str, list[float]] = {}
     for name in names:
@@ -230,6 +244,7 @@ def tnt_report(
         rate, low, high = wilson(sum(p >= 40 for p in points[name]), len(points[name]))
         mean = statistics.mean(points[name])
         cpu = cpu_ms(results)
+        other = cpu_ms(results, "cpu_other")
         out[f"tnt:{name}"] = {
             "mean": mean,
             "median": statistics.median(points[name]),
@@ -238,10 +253,11 @@ def tnt_report(
             "rate_high": high,
             "seconds": seconds,
             "cpu_ms": cpu,
+            "cpu_ms_other": other,
         }
         lines.append(
             f"| {name} | {mean:.1f} | {statistics.median(points[name]):.0f} | {rate:.1%} "
-            f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s | {cpu_note(cpu)} |"
+            f"| [{low:.1%}, {high:.1%}] | {seconds:.0f} s | {cpu_note(cpu)} | {cpu_note(other)} |"
         )
     lines += [
         "",

@@ -1,15 +1,25 @@
-"""Trick 'n Trouble `search`: determinized Monte Carlo over the hands of the players still to play.
+"""Trick 'n Trouble `search`: determinized Monte Carlo with a two-trick lookahead; it also chooses
+the task levels to draw and the tasks to switch.
 
-At a play the bot samples the cards it cannot see (the other hands and the draw pile) from
+At a decision the bot samples the cards it cannot see (the other hands and the draw pile) from
 every card not in its hand, the discard pile, the trick or -- in expert mode, where played tricks
-vanish from the view -- its own memory of the tricks it saw, and builds the game that sample makes
-(`determinize.state_from_view`). For each sample it plays each of its cards on a copy of that game
-(`GAME.clone`, `GAME.apply_unchecked`) and follows it with the best the rest of the trick can do
-(the partners are cooperative: the last player sees the trick and completes what it can, so the
-best follow is assumed): the points the trick scores, minus a small cost for every card spent
-(strong cards are worth keeping for later tasks). It plays the best average. The level, passing
-and switching decisions use the heuristic. The lookahead is one trick: the points of a trick depend
-on its three cards only, and the next hands are refilled from a shuffled pile.
+vanish from the view -- its own memory of the tricks it saw, shuffles the task piles it cannot
+see, and builds the game that sample makes (`determinize.state_from_view`).
+
+- A play: for each sample it plays each of its cards on a copy of that game (`GAME.clone`,
+  `GAME.apply_unchecked`) and follows it with the best the rest of the trick can do (the partners
+  are cooperative: the last player sees the trick and completes what it can, so the best follow
+  is assumed): the points the trick scores, minus a small cost for every card spent. Then the
+  sampled game goes on to the next round (the preferred level drawn, no passing, the tasks kept,
+  the hands refilled from the sampled pile) and the best the next trick can score in that known
+  world is added (`next_trick`: every lead and legal follow, its points less the waste of its
+  cards): a card is worth keeping when the next trick needs it. It plays the best average.
+- A task level to draw, or a task to switch (or keep): each option is applied to each sample and
+  scored by the best the next trick can then make (`next_trick`): the tasks the team's cards can
+  reach. Ties go to the heuristic's choice.
+
+Passing uses the heuristic (it skips). Which task fulfils a trick's sums in the lookahead is the
+heuristic's `task_deficit`, cached per task condition and sums.
 """
 
 from __future__ import annotations
@@ -22,12 +32,15 @@ from bots import trick_n_trouble_heuristic
 from bots.policy import THINK_CAP_S, THINK_SHARE, Memory, Message, Move, ThinkClock, seeded_rng
 from games.base import State
 from games.trick_n_trouble import GAME
-from games.trick_n_trouble.cards import LEVELS, Card, card_table
+from games.trick_n_trouble.cards import LEVELS, Card, card_table, edition
 from games.trick_n_trouble.determinize import state_from_view, unknown_tasks
 
-SEATS = 3
 # Cost per rank of spending a card: strong cards are worth keeping for later tasks.
 WASTE_PER_RANK = 0.15
+# The same cost in the next trick's estimate (`next_trick`).
+NEXT_WASTE = 0.15
+# The decisions searched besides plays: a level to draw a task from, a task to switch or keep.
+SETUP_DECISIONS = frozenset({"choose-task-level", "keep-tasks", "switch-task"})
 
 
 def remember(view: dict[str, Any], memory: Memory) -> set[str]:
@@ -57,10 +70,14 @@ def sample_state(view: dict[str, Any], pool: list[str], rng: random.Random) -> S
             hands.append(cards[start : start + size])
             start += size
     piles = unknown_tasks(view) or ({"story": []} if view["options"]["story"] else dict.fromkeys(LEVELS, []))
-    return state_from_view(view, hands, cards[start:], {key: list(pile) for key, pile in piles.items()})
+    orders = {key: list(pile) for key, pile in piles.items()}
+    if not view["options"]["story"]:  # the level piles' order is hidden (story: kept in deck order)
+        for pile in orders.values():
+            rng.shuffle(pile)
+    return state_from_view(view, hands, cards[start:], orders)
 
 
-def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> float:
+def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> tuple[float, State]:
     """The best the players after the viewing seat can make of the trick in `state`: the points it
     scores, less the waste of the cards they spend (automatic last cards included).
 
@@ -70,15 +87,86 @@ def completion(state: State, view: dict[str, Any], table: dict[str, Card]) -> fl
         followers = state["tricks"][-1][len(view["trick"]) + 1 :]
         spent = sum(table[played["card"]].value for played in followers)
         scored: int = state["points"] - view["points"]
-        return scored - WASTE_PER_RANK * spent
+        return scored - WASTE_PER_RANK * spent, state
     seat = GAME.to_move(state)[0]
-    best = float("-inf")
+    best: tuple[float, State] = (float("-inf"), state)
     moves = GAME.legal_moves(state, seat)
     last = len(moves) - 1
     for i, move in enumerate(moves):
         copy = state if i == last else GAME.clone(state)
         GAME.apply_unchecked(copy, seat, move)
-        best = max(best, completion(copy, view, table))
+        found = completion(copy, view, table)
+        if found[0] > best[0]:
+            best = found
+    return best
+
+
+def setup_round(state: State) -> None:
+    """Take the next round's decisions before its trick as a quick rule: refill the preferred
+    level, no passing, keep the tasks."""
+    while not GAME.is_over(state) and state["phase"] != "play":
+        seat = GAME.to_move(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        kinds = {move["type"]: move for move in moves}
+        if "choose-task-level" in kinds:
+            level = trick_n_trouble_heuristic.preferred_level([move["level"] for move in moves])
+            move = next(move for move in moves if move["level"] == level)
+        else:
+            move = kinds.get("skip-passing") or kinds.get("keep-tasks") or moves[0]
+        GAME.apply_unchecked(state, seat, move)
+
+
+# Whether a task is met by colour sums (the heuristic's `task_deficit` is 0), by the task's condition
+# as the game reads it (`Edition.conditions`, hashable) and the sums: shared by every decision.
+_MET: dict[tuple[Any, tuple[int, int, int]], bool] = {}
+_MET_SIZE = 1 << 18
+
+
+def task_met(condition: Any, task: dict[str, Any], sums: tuple[int, int, int]) -> bool:
+    """Whether sums fulfil the task (cached in `_MET`)."""
+    key = (condition, sums)
+    met = _MET.get(key)
+    if met is None:
+        if len(_MET) >= _MET_SIZE:
+            _MET.clear()
+        met = _MET[key] = trick_n_trouble_heuristic.task_deficit(task, list(sums)) == 0
+    return met
+
+
+def next_trick(state: State, table: dict[str, Card]) -> float:
+    """The best the next trick can score in this (fully known) world: its points less the waste of
+    its cards, over every lead and legal follow; 0 when a hand is down to its last card."""
+    setup_round(state)
+    if GAME.is_over(state) or min(len(hand) for hand in state["hands"]) < 2:
+        return 0.0
+    tables = edition(state["header"]["options"])
+    face_up = [(tables.conditions[task_id], tables.tasks[task_id]) for task_id in state["face_up"]]
+    leader = GAME.to_move(state)[0]
+    best = 0.0
+    for lead in GAME.legal_moves(state, leader):
+        copy = GAME.clone(state)
+        GAME.apply_unchecked(copy, leader, lead)
+        second = GAME.to_move(copy)[0]
+        seconds = GAME.legal_moves(copy, second)
+        GAME.apply_unchecked(copy, second, seconds[0])
+        thirds = [table[move["card"]] for move in GAME.legal_moves(copy, GAME.to_move(copy)[0])]
+        first = table[lead["card"]]
+        for a in (table[move["card"]] for move in seconds):
+            for b in thirds:
+                sums = (
+                    first.adds[0] + a.adds[0] + b.adds[0],
+                    first.adds[1] + a.adds[1] + b.adds[1],
+                    first.adds[2] + a.adds[2] + b.adds[2],
+                )
+                value = -NEXT_WASTE * (first.value + a.value + b.value)
+                for condition, task in face_up:
+                    met = _MET.get((condition, sums))
+                    if met is None:
+                        met = task_met(condition, task, sums)
+                    if met:
+                        value += task["points"]
+                if value > best:
+                    best = value
     return best
 
 
@@ -96,12 +184,15 @@ class TrickNTroubleSearch:
         view, legal = message["view"], message["legal_moves"]
         seen = remember(view, memory)
         rng = seeded_rng(message, "search")
-        if len(legal) == 1 or legal[0]["type"] != "play":
-            return trick_n_trouble_heuristic.choose(view, legal, rng)
+        kind = legal[0]["type"]
         table = card_table(tuple(view["options"]["colours"]))
         pool = unseen_cards(view, seen, table)
+        if len(legal) > 1 and kind in SETUP_DECISIONS and unknown_tasks(view) is not None:
+            # (a custom task deck: the piles' tasks are unknown, the heuristic decides)
+            return self.setup(message, view, legal, pool, table, rng)
+        if len(legal) == 1 or kind != "play":
+            return trick_n_trouble_heuristic.choose(view, legal, rng)
         me = view["seat"]
-        followers = SEATS - 1 - len(view["trick"])
         totals = [0.0] * len(legal)
         done = 0
         with ThinkClock.thinking(message, self.fraction, self.cap_s) as clock:
@@ -110,12 +201,41 @@ class TrickNTroubleSearch:
                 for i, move in enumerate(legal):
                     copy = state if i == len(legal) - 1 else GAME.clone(state)  # not used after
                     GAME.apply_unchecked(copy, me, move)
-                    totals[i] += completion(copy, view, table) - WASTE_PER_RANK * table[move["card"]].value
+                    value, after = completion(copy, view, table)
+                    value += next_trick(after, table) - WASTE_PER_RANK * table[move["card"]].value
+                    totals[i] += value
                 done += 1
-                if not followers:
-                    break  # the last player sees everything: one evaluation is exact
         if not done:  # no time for a single sample (a very busy bot): the heuristic answers
             return trick_n_trouble_heuristic.choose(view, legal, rng)
         best = max(range(len(legal)), key=lambda i: (totals[i], -table[legal[i]["card"]].value, rng.random()))
+        chosen: Move = legal[best]
+        return chosen
+
+    def setup(
+        self,
+        message: Message,
+        view: dict[str, Any],
+        legal: list[Move],
+        pool: list[str],
+        table: dict[str, Card],
+        rng: random.Random,
+    ) -> Move:
+        """A task level to draw or a task to switch: each option scored by the best the next trick
+        can then make in each sampled world (`next_trick`)."""
+        me = view["seat"]
+        totals = [0.0] * len(legal)
+        done = 0
+        with ThinkClock.thinking(message, self.fraction, self.cap_s) as clock:
+            while done < self.samples and not clock.over():
+                state = sample_state(view, pool, rng)
+                for i, move in enumerate(legal):
+                    copy = state if i == len(legal) - 1 else GAME.clone(state)
+                    GAME.apply_unchecked(copy, me, move)
+                    totals[i] += next_trick(copy, table)
+                done += 1
+        if not done:
+            return trick_n_trouble_heuristic.choose(view, legal, rng)
+        heuristic = trick_n_trouble_heuristic.choose(view, legal, random.Random(0))
+        best = max(range(len(legal)), key=lambda i: (totals[i], legal[i] == heuristic, rng.random()))
         chosen: Move = legal[best]
         return chosen
