@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tnt-samples",
         type=int,
-        default=6,
+        default=4,
         help="determinizations per Trick 'n Trouble play, level or switch decision",
     )
     parser.add_argument(
