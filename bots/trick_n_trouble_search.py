@@ -119,7 +119,7 @@ def setup_round(state: State) -> None:
 # Whether a task is met by colour sums (the heuristic's `task_deficit` is 0), by the task's condition
 # as the game reads it (`Edition.conditions`, hashable) and the sums: shared by every decision.
 _MET: dict[tuple[Any, tuple[int, int, int]], bool] = {}
-_MET_SIZE = 1 << 18
+_MET_SIZE = 1 << 16  # about 35,000 are met in 20 games (27 tasks, the sums of three cards)
 
 
 def task_met(condition: Any, task: dict[str, Any], sums: tuple[int, int, int]) -> bool:
