@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bots.policy import move_key
+import orjson
+
 from bots.protocol import FaultCode
 from core.outbound import ERROR_BODY_BYTES, AddressPolicy, BotSession, OutboundError
 
@@ -62,6 +63,12 @@ class MoveAnswer:
     detail: str | None = None
     # False when the call never got to the bot (`OutboundError.reached`): maybe our network's fault.
     reached: bool = True
+
+
+def _exact(move: Any) -> bytes:
+    """A move's canonical JSON bytes (keys sorted): equal for moves equal in JSON, so 1, 1.0 and
+    true differ, where `==` takes them for one another."""
+    return orjson.dumps(move, option=orjson.OPT_SORT_KEYS)
 
 
 def _snippet(body: bytes) -> str:
@@ -147,10 +154,10 @@ class BotClient:
                 None, FaultCode.MALFORMED_BODY.value, elapsed, response.status, _snippet(response.body)
             )
         move = body["move"]
-        wanted = move_key(move)
         for legal in legal_moves:
-            # `==` first (cheap); the canonical JSON then keeps the match exact (1 is not 1.0 or true).
-            if legal == move and move_key(legal) == wanted:
+            # `==` first (cheap); the canonical JSON then keeps the match exact (1 is not 1.0 or
+            # true). Only values `==` to the engine's own reach `_exact`, so it always encodes.
+            if legal == move and _exact(legal) == _exact(move):
                 return MoveAnswer(legal, None, elapsed)
         return MoveAnswer(
             None, FaultCode.ILLEGAL_MOVE.value, elapsed, response.status, _snippet(response.body)
