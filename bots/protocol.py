@@ -73,11 +73,24 @@ def signature_payload(timestamp: str, body: bytes) -> bytes:
     return timestamp.encode("ascii") + b"." + body
 
 
+class Signer:
+    """Signs request bodies with one secret. The HMAC's key is prepared once (a caller keeps one
+    signer per bot, for a whole match) and copied for each body, instead of set up per request."""
+
+    def __init__(self, secret: str) -> None:
+        self._keyed = hmac.new(secret.encode("utf-8"), digestmod=hashlib.sha256)
+
+    def headers(self, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+        """Headers that sign `body` at `timestamp` (default: now, unix seconds)."""
+        ts = str(int(time.time()) if timestamp is None else int(timestamp))
+        mac = self._keyed.copy()
+        mac.update(signature_payload(ts, body))
+        return {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: f"{SIGNATURE_SCHEME}={mac.hexdigest()}"}
+
+
 def sign(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
     """Headers that sign `body` with `secret` at `timestamp` (default: now, unix seconds)."""
-    ts = str(int(time.time()) if timestamp is None else int(timestamp))
-    digest = hmac.new(secret.encode("utf-8"), signature_payload(ts, body), hashlib.sha256).hexdigest()
-    return {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: f"{SIGNATURE_SCHEME}={digest}"}
+    return Signer(secret).headers(body, timestamp)
 
 
 def _header(headers: Headers, name: str) -> str | None:

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from bots.protocol import FaultCode, declared_length, sign
+from bots.protocol import FaultCode, Signer, declared_length
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -518,11 +518,15 @@ class BotSession:
         self._deadline_at = 0.0
         connection_class = _PinnedHTTPSConnection if self.target.scheme == "https" else _PinnedHTTPConnection
         self._conn = connection_class(self.target, lambda: self._deadline_at)
+        # The headers every call sends (a body's adds its type), and the signer: built once per
+        # session, not per call.
         self._headers = {
             "Host": self.target.host_header(),
             "User-Agent": USER_AGENT,
             "Accept": "application/json",
         }
+        self._body_headers = {**self._headers, "Content-Type": "application/json"}
+        self._signer = Signer(secret) if secret is not None else None
         self._base_path = self.target.base_path.rstrip("/")
         # One connection, so one call at a time (a caller sharing a session between threads waits).
         self._lock = threading.Lock()
@@ -557,11 +561,9 @@ class BotSession:
         """One call with a total time bound; raise OutboundError with a FaultCode on any failure."""
         # orjson: compact UTF-8 JSON like json.dumps(separators=(",", ":")), ~5x faster on a 4 KB view.
         body = None if payload is None else orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
-        headers = dict(self._headers)
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        if self.secret is not None:
-            headers.update(sign(self.secret, body or b""))
+        headers = dict(self._headers if body is None else self._body_headers)
+        if self._signer is not None:
+            headers.update(self._signer.headers(body or b""))
         with self._lock:
             start = time.monotonic()
             self._deadline_at = start + timeout_s
