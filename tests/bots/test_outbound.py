@@ -11,12 +11,13 @@ from collections.abc import Iterator
 import pytest
 
 from bots.arena import BotCallError, BotClient
-from bots.protocol import declared_length
+from bots.protocol import SignatureError, declared_length, verify
 from core.outbound import (
     DEFAULT_ALLOWED,
     AddressPolicy,
     BotSession,
     OutboundError,
+    _DeadlineSocket,
     check_url,
     parse_networks,
 )
@@ -426,3 +427,66 @@ def test_issue26_row7_announced_5mb_is_refused_on_the_header(five_mb_bot: str, s
 def test_issue26_row7_declared_length_reads_every_spelling(values: list[str], length: int | None) -> None:
     """Issue #26 row 7: `declared_length` takes the largest number any `Content-Length` announces."""
     assert declared_length(values) == length
+
+
+class _EchoSigned(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: several requests on one connection
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _answer(self, body: bytes) -> None:
+        try:
+            verify(_ECHO_SECRET, body, self.headers)
+            out = json.dumps({"body": body.decode(), "type": self.headers.get("Content-Type")}).encode()
+            self.send_response(200)
+        except SignatureError as exc:
+            out = exc.code.encode()
+            self.send_response(401)
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+        self._answer(b"")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._answer(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+
+
+_ECHO_SECRET = "echo-secret"
+
+
+def test_signed_requests_go_out_whole_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request's head and body leave in one write; every call is signed (one signer per session)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EchoSigned)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    writes: list[bytes] = []
+    sendall = _DeadlineSocket.sendall
+
+    def counted(self: _DeadlineSocket, data: bytes) -> None:
+        writes.append(bytes(data))
+        sendall(self, data)
+
+    monkeypatch.setattr(_DeadlineSocket, "sendall", counted)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with BotSession(url, secret=_ECHO_SECRET, policy=LOOPBACK_ONLY) as session:
+            for n in range(3):
+                payload = {"n": n, "view": "x" * (100 * n)}
+                answer = session.post_json("/move", payload)
+                assert json.loads(answer["body"]) == payload
+                assert answer["type"] == "application/json"
+                assert len(writes) == n + 1
+                assert writes[-1].startswith(b"POST /move HTTP/1.1\r\n")
+                assert writes[-1].endswith(b"\r\n\r\n" + json.dumps(payload, separators=(",", ":")).encode())
+            assert session.get_json("/") == {"body": "", "type": None}
+            assert len(writes) == 4
+        with BotSession(url, secret="not-the-secret", policy=LOOPBACK_ONLY) as session:
+            with pytest.raises(OutboundError) as err:
+                session.post_json("/move", {"n": 1})
+            assert err.value.status == 401
+            assert err.value.body == b"bad_signature"
+    finally:
+        server.shutdown()
+        server.server_close()
