@@ -25,19 +25,21 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         seat = None  # an unknown seat sees no more than a spectator
     options = state["header"]["options"]
     players = []
+    hands, cooks, loot, raids = state["hands"], state["cooks"], state["loot"], state["coins"]
     for s in range(seats):
-        hand = state["hands"][s]
+        hand = hands[s]
+        coins = [raid[s] for raid in raids]
         player: dict[str, Any] = {
             "seat": s,
             "hand_size": hand.bit_count(),
             "eights": seen_in_hand(hand),
-            "cooks": ids(state["cooks"][s]),
-            "loot_size": len(state["loot"][s]),
-            "coins": [raid[s] for raid in state["coins"]],
-            "total": sum(raid[s] for raid in state["coins"]),
+            "cooks": ids(cooks[s]),
+            "loot_size": len(loot[s]),
+            "coins": coins,
+            "total": sum(coins),
         }
         if over or s == seat:
-            player["loot"] = ids(state["loot"][s])
+            player["loot"] = ids(loot[s])
         players.append(player)
     phase = state["phase"]
     pending = state["pending"]
