@@ -3,6 +3,14 @@
     .venv/bin/python bench/api_bench.py [--seconds 15] [--runs 3] [--connections 32]
     .venv/bin/python bench/api_bench.py cpu      # CPU per request, API vs floor, one at a time
     .venv/bin/python bench/api_bench.py cpu --json-logs   # the same with JSON access logs on
+    .venv/bin/python bench/api_bench.py instr [--games 4] [--keep DIR]   # instructions per request
+
+`instr` counts instructions (valgrind --tool=callgrind; load-independent, unlike CPU time on a
+shared machine) of the `cpu` mode's in-process loop: for the API and for the floor a run with
+the requests and a run with only the first game's worth of them (start-up, planning, creating
+the games and the first, warming requests: the same in both), the difference divided by the
+requests in between.  With `--keep` the four callgrind.out files stay in DIR for
+`callgrind_annotate --inclusive=yes`.
 
 Both servers run under gunicorn (gthread) with the same settings; a separate driver process
 opens `--connections` keep-alive HTTP connections.  Against the API each connection plays its
@@ -194,18 +202,9 @@ def drive(target: str, port: int, connections: int, seconds: float, warmup: floa
 # ------------------------------------------------------------------------------------ CPU per request
 
 
-def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = False) -> dict[str, float]:
-    """Process CPU per postMove and per floor request, in-process through WSGI, one at a time.
-
-    Unlike throughput on a shared 2-core machine this hardly depends on what else runs; with
-    the server saturated, the API/floor requests/s ratio cannot beat the CPU ratio.  With
-    `json_logs` the API writes its JSON access line per request (to /dev/null), as under
-    `make run` and docker-compose.
-    """
+def _in_process(url: str, prefix: str, json_logs: bool = False) -> tuple[Any, Any]:
+    """The API and the floor as WSGI apps in this process, on the bench's Redis database."""
     import logging
-
-    from werkzeug.datastructures import Headers
-    from werkzeug.test import EnvironBuilder
 
     from api.app import create_app
 
@@ -218,38 +217,144 @@ def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = Fal
     for handler in logging.getLogger().handlers:
         if isinstance(handler, logging.StreamHandler) and getattr(handler, "_trickarena", False):
             handler.setStream(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
-    floor = floor_app()
+    return api, floor_app()
 
-    def call(app: Any, path: str, body: Any, headers: dict[str, str]) -> tuple[str, float]:
-        environ = EnvironBuilder(
-            path=path,
-            method="POST",
-            data=json.dumps(body),
-            content_type="application/json",
-            headers=Headers(headers),
-        ).get_environ()
-        status: list[str] = []
-        started = time.process_time()
-        b"".join(app(environ, lambda s, h, e=None: status.append(s)))
-        return status[0], time.process_time() - started
 
+def _wsgi_call(app: Any, path: str, body: Any, headers: dict[str, str]) -> tuple[str, float]:
+    """One POST through the app's WSGI callable: (status line, process CPU seconds)."""
+    from werkzeug.datastructures import Headers
+    from werkzeug.test import EnvironBuilder
+
+    environ = EnvironBuilder(
+        path=path,
+        method="POST",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers=Headers(headers),
+    ).get_environ()
+    status: list[str] = []
+    started = time.process_time()
+    b"".join(app(environ, lambda s, h, e=None: status.append(s)))
+    return status[0], time.process_time() - started
+
+
+def _created_games(
+    api: Any, games: int
+) -> list[tuple[str, dict[int, str], list[tuple[int, dict[str, Any]]]]]:
+    """`games` planned games created through the API: (game id, tokens by seat, planned moves)."""
     client = api.test_client()
-    api_cpu, moves = 0.0, 0
+    out = []
     for seed, planned in plan_games(random.Random(5), games):
         created = client.post("/games", json={"game": "tricky-teams", "seats": 4, "seed": seed}).get_json()
-        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
-        for seat, move in planned:
-            status, spent = call(
-                api, f"/games/{created['game_id']}/moves", move, {"Authorization": f"Bearer {tokens[seat]}"}
-            )
-            if not status.startswith("200"):
-                raise RuntimeError(f"postMove -> {status}")
-            api_cpu, moves = api_cpu + spent, moves + 1
-    floor_cpu = sum(call(floor, "/floor/0", {}, {})[1] for _ in range(moves))
+        out.append((created["game_id"], {t["seat"]: t["token"] for t in created["tokens"]}, planned))
+    return out
+
+
+def _play(api: Any, game: tuple[str, dict[int, str], list[tuple[int, dict[str, Any]]]]) -> tuple[float, int]:
+    """Post every planned move of one created game: (process CPU seconds, moves)."""
+    game_id, tokens, planned = game
+    spent = 0.0
+    for seat, move in planned:
+        status, cpu = _wsgi_call(
+            api, f"/games/{game_id}/moves", move, {"Authorization": f"Bearer {tokens[seat]}"}
+        )
+        if not status.startswith("200"):
+            raise RuntimeError(f"postMove -> {status}")
+        spent += cpu
+    return spent, len(planned)
+
+
+def cpu_per_request(url: str, prefix: str, games: int = 3, json_logs: bool = False) -> dict[str, float]:
+    """Process CPU per postMove and per floor request, in-process through WSGI, one at a time.
+
+    Unlike throughput on a shared 2-core machine this hardly depends on what else runs; with
+    the server saturated, the API/floor requests/s ratio cannot beat the CPU ratio.  With
+    `json_logs` the API writes its JSON access line per request (to /dev/null), as under
+    `make run` and docker-compose.
+    """
+    api, floor = _in_process(url, prefix, json_logs)
+    api_cpu, moves = 0.0, 0
+    for game in _created_games(api, games):
+        spent, played = _play(api, game)
+        api_cpu, moves = api_cpu + spent, moves + played
+    floor_cpu = sum(_wsgi_call(floor, "/floor/0", {}, {})[1] for _ in range(moves))
     return {
         "api_cpu_us": 1e6 * api_cpu / moves,
         "floor_cpu_us": 1e6 * floor_cpu / moves,
         "cpu_ratio": floor_cpu / api_cpu,
+    }
+
+
+def instr_child(url: str, prefix: str, target: str, games: int, full: bool) -> int:
+    """One callgrind run's work: start-up, the planned games created, the first game's moves (or as
+    many floor requests), and with `full` every other game's moves (or as many floor requests)
+    too.  Returns the requests made after the first game's worth."""
+    api, floor = _in_process(url, prefix)
+    created = _created_games(api, games)
+    warm = len(created[0][2])
+    rest = sum(len(g[2]) for g in created[1:])
+    if target == "api":
+        _play(api, created[0])
+        for game in created[1:] if full else []:
+            _play(api, game)
+    else:
+        for _ in range(warm + (rest if full else 0)):
+            status, _cpu = _wsgi_call(floor, f"/floor/{0}", {}, {})
+            if not status.startswith("200"):
+                raise RuntimeError(f"floor -> {status}")
+    return rest
+
+
+def _callgrind_total(path: Path) -> int:
+    """The instructions a callgrind.out file counted (its `totals:` or `summary:` line)."""
+    for line in path.read_text().splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    raise RuntimeError(f"no totals in {path}")
+
+
+def instructions_per_request(games: int, keep: Path | None) -> dict[str, Any]:
+    """Instructions per postMove and per floor request under callgrind, and their ratio (see `instr`)."""
+    import tempfile
+
+    out_dir = keep or Path(tempfile.mkdtemp(prefix="api-instr-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = {}
+    for target in ("api", "floor"):
+        for full in (False, True):
+            name = f"{target}-{'full' if full else 'base'}"
+            cmd = [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out_dir / ('callgrind.out.' + name)}",
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "instr-child",
+                "--target",
+                target,
+                "--games",
+                str(games),
+            ] + (["--full"] if full else [])
+            runs[name] = subprocess.Popen(
+                cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+    requests = {}
+    for name, proc in runs.items():
+        stdout, stderr = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name} failed:\n{stderr[-2000:]}")
+        requests[name] = int(stdout.strip().splitlines()[-1])
+    total = {name: _callgrind_total(out_dir / f"callgrind.out.{name}") for name in runs}
+    n = requests["api-full"]
+    api = (total["api-full"] - total["api-base"]) / n
+    floor = (total["floor-full"] - total["floor-base"]) / n
+    return {
+        "requests": n,
+        "api_instructions_per_request": round(api),
+        "floor_instructions_per_request": round(floor),
+        "instr_ratio": api / floor,
+        "totals": total,
+        "callgrind_files": str(out_dir) if keep else None,
     }
 
 
@@ -360,7 +465,9 @@ def _delete_prefix(url: str, prefix: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark (or, with `drive`, be the driver process)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", nargs="?", default="bench", choices=["bench", "drive", "cpu"])
+    parser.add_argument(
+        "mode", nargs="?", default="bench", choices=["bench", "drive", "cpu", "instr", "instr-child"]
+    )
     parser.add_argument("--target", choices=["api", "floor"], default="api")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=15.0)
@@ -370,9 +477,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--json-logs", action="store_true", help="cpu mode: with the JSON access log on")
+    parser.add_argument("--games", type=int, default=4, help="instr mode: games played (the first warms up)")
+    parser.add_argument("--keep", type=Path, default=None, help="instr mode: keep the callgrind files here")
+    parser.add_argument("--full", action="store_true", help="instr-child: every game, not only the first")
     args = parser.parse_args(argv)
     if args.mode == "drive":
         print(json.dumps(drive(args.target, args.port, args.connections, args.seconds, args.warmup)))
+        return 0
+
+    if args.mode == "instr":
+        print(json.dumps(instructions_per_request(args.games, args.keep), indent=2))
         return 0
 
     import redis
@@ -383,6 +497,13 @@ def main(argv: list[str] | None = None) -> int:
     handle = ensure_redis()
     url = f"{handle.url.rsplit('/', 1)[0]}/{BENCH_DB}"
     prefix = f"ta-bench:{uuid.uuid4().hex[:8]}:"
+    if args.mode == "instr-child":
+        try:
+            print(instr_child(url, prefix, args.target, args.games, args.full))
+        finally:
+            _delete_prefix(url, prefix)
+            handle.stop()
+        return 0
     if args.mode == "cpu":
         try:
             print(json.dumps(cpu_per_request(url, prefix, json_logs=args.json_logs), indent=2))
