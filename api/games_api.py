@@ -446,8 +446,7 @@ def make_move(
         move = integral_numbers(orjson.loads(raw))
     except orjson.JSONDecodeError:
         raise errors.Unprocessable("the request body is not valid JSON", code="invalid_json") from None
-    stored, _events = svc.apply_move(game_id, None, move, parse_if_match(if_match), token=token)
-    seat = svc.authenticate(stored, token)
+    stored, seat = svc.move_as(game_id, token, move, parse_if_match(if_match))
     return svc.render(stored, seat), stored.version
 
 

@@ -238,8 +238,10 @@ class GameService:
     def render(self, stored: StoredGame, seat: int | None) -> dict[str, Any]:
         """The API's game document for one reader: envelope plus the engine's view."""
         self.check_readable(stored, seat)
-        view = self._engine(stored.game).view(stored.state, seat)
-        status = self.render_status(stored)
+        engine = self._engine(stored.game)
+        view = engine.view(stored.state, seat)
+        open_seats = stored.open_seats
+        status = _status(stored, engine, open_seats)
         if status == "waiting":
             # Nobody moves before every seat is taken.
             view = {**view, "legal_moves": []}
@@ -250,15 +252,13 @@ class GameService:
             "status": status,
             "seats": stored.seats,
             "seat": seat,
-            "open_seats": stored.open_seats,
+            "open_seats": open_seats,
             "view": view,
         }
 
     def render_status(self, stored: StoredGame) -> str:
         """ "finished", "waiting" (open seats left) or "active"."""
-        if stored.finished or self._engine(stored.game).is_over(stored.state):
-            return "finished"
-        return "waiting" if stored.open_seats else "active"
+        return _status(stored, self._engine(stored.game), stored.open_seats)
 
     def legal_moves(
         self, game_id: str, seat: int | None = None, *, token: str | None = None
@@ -347,6 +347,28 @@ class GameService:
         `current` is the game as the caller already holds it (the runner keeps its copy from
         move to move instead of reading it again); it is handed over, and its state is mutated.
         """
+        new, events, _seat = self._apply(game_id, seat, move, expected_version, token=token, current=current)
+        return new, events
+
+    def move_as(
+        self, game_id: str, token: str | None, move: Any, expected_version: int | None = None
+    ) -> tuple[StoredGame, int]:
+        """`apply_move` for the seat whose token this is: (the new game, that seat). The token is
+        checked once, against the game the move is applied to (postMove answers that seat's view)."""
+        new, _events, seat = self._apply(game_id, None, move, expected_version, token=token)
+        return new, seat
+
+    def _apply(
+        self,
+        game_id: str,
+        seat: int | None,
+        move: Any,
+        expected_version: int | None,
+        *,
+        token: str | None,
+        current: StoredGame | None = None,
+    ) -> tuple[StoredGame, list[Event], int]:
+        """`apply_move`, also returning the seat that moved."""
         first_version = -1  # the version the move was sent against: the one first read
         for _attempt in range(MAX_MOVE_ATTEMPTS):
             if current is not None and current.game_id == game_id:
@@ -459,7 +481,7 @@ class GameService:
                 last_moves={**stored.last_moves, seat: version},
                 sealed=stored.sealed,
             )
-            return new, events
+            return new, events, seat
         raise errors.VersionConflict("the game changed concurrently; reload and retry")
 
     # -- helpers ----------------------------------------------------------------------
@@ -510,6 +532,13 @@ class GameService:
             return get_game(name)
         except GameError as exc:
             raise errors.Unprocessable(exc.message, code=exc.code) from None
+
+
+def _status(stored: StoredGame, engine: Game, open_seats: list[int]) -> str:
+    """ "finished", "waiting" (open seats left) or "active", with the game's engine and open seats at hand."""
+    if stored.finished or engine.is_over(stored.state):
+        return "finished"
+    return "waiting" if open_seats else "active"
 
 
 def _fits(game: str, move: Any) -> bool:
