@@ -22,6 +22,7 @@ events in one atomic step, so concurrent writers cannot both win.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import zlib
 from dataclasses import dataclass, field
@@ -198,6 +199,13 @@ class StoredGame:
         return [s for s in range(self.seats) if s not in self.token_digests]
 
 
+@functools.cache
+def _seat_fields(seats: int) -> tuple[tuple[int, bytes, bytes], ...]:
+    """The hash's fields of each seat of a `seats`-seat game: (seat, ``t<seat>``, ``m<seat>``), made
+    once per seat count."""
+    return tuple((s, b"t%d" % s, b"m%d" % s) for s in range(seats))
+
+
 def _stream_id(raw: bytes | str) -> str:
     return raw.decode() if isinstance(raw, bytes) else raw
 
@@ -319,8 +327,12 @@ class GameRepository:
         actions: list[bytes] | None,
         actions_base: int | None = None,
     ) -> StoredGame:
-        digests = {int(k[1:]): v for k, v in raw.items() if k.startswith(b"t") and k[1:].isdigit()}
-        last_moves = {int(k[1:]): int(v) for k, v in raw.items() if k.startswith(b"m") and k[1:].isdigit()}
+        seats = int(raw[b"n"])
+        # Each seat's fields read by name (the hash also holds the seats' `d`/`c` fields and the
+        # state): a token digest per claimed seat, the version of each seat's last move.
+        fields = _seat_fields(seats)
+        digests = {s: raw[t] for s, t, _m in fields if t in raw}
+        last_moves = {s: int(raw[m]) for s, _t, m in fields if m in raw}
         seed = int(raw[b"seed"]) if b"seed" in raw else None
         final_events = None
         if b"z" in raw:
@@ -338,7 +350,7 @@ class GameRepository:
         return StoredGame(
             game_id=game_id,
             game=raw[b"g"].decode(),
-            seats=int(raw[b"n"]),
+            seats=seats,
             version=int(raw[b"v"]),
             seed=seed,
             state=state,
