@@ -35,65 +35,77 @@ from core.redis_factory import API_RETRY, RetryPolicy, check_writable, storage_c
 from games.base import Event, State
 
 # Atomic compare-and-set of a move: version check, new state, version + 1, actions and events
-# appended.  KEYS: game hash, event stream, action list.  ARGV: expected version, mode ('live' |
-# 'final'), payload (state JSON without actions, or the final zlib blob), ttl seconds for a finished
-# game (0 = none), the total number of actions after the move, the number of trailing actions sent,
-# the seat that moved ('' = none), the move's digest to refuse as a duplicate ('' = no check), the
-# duplicate window in ms, the move's digest to remember, the call's id, those actions, then one JSON
-# string per event.  The script pushes only the actions the list lacks, so a caller holding the full
-# action list may send its tail.  The hash remembers per seat the version its own last move made
-# (``m<seat>``) and when and what that move was (``d<seat>``: "<ms>:<digest>", Redis's clock): a
-# move equal to the seat's last one, sent while that move is still the game's latest and within the
-# window, is refused (-5) as a duplicate.  The same call sent again (``c<seat>`` holds the id of the
-# call that made the seat's last move: a reply lost in a failover and the call retried by the Redis
-# client) against the version it already moved on from answers {2, current}: it is applied, once;
-# another call's identical move is a stale write as before.  Every write publishes the new version
-# on the channel named like the event stream (`events_channel`): the API's event hub
-# (core.event_hub) reads what is new when it hears of it.
+# appended.  KEYS: game hash, event stream, action list.  Two ARGV (`_commit_args`: redis-py packs
+# each argument on its own, in Python, so one blob costs less than sixteen): ARGV[1] the scalar
+# arguments below and then the byte length of each part, each followed by ','; ARGV[2] the parts
+# (payload, actions, events) back to back.  The script unpacks them into `A`, laid out as follows.
+# A: expected version, mode ('live' | 'final'), payload (state JSON without actions, or the final
+# zlib blob), ttl seconds for a finished game (0 = none), the total number of actions after the
+# move, the number of trailing actions sent, the seat that moved ('' = none), the move's digest to
+# refuse as a duplicate ('' = no check), the duplicate window in ms, the move's digest to remember,
+# the call's id, those actions, then one JSON string per event.  The script pushes only the actions
+# the list lacks, so a caller holding the full action list may send its tail.  The hash remembers
+# per seat the version its own last move made (``m<seat>``) and when and what that move was
+# (``d<seat>``: "<ms>:<digest>", Redis's clock): a move equal to the seat's last one, sent while
+# that move is still the game's latest and within the window, is refused (-5) as a duplicate.  The
+# same call sent again (``c<seat>`` holds the id of the call that made the seat's last move: a reply
+# lost in a failover and the call retried by the Redis client) against the version it already moved
+# on from answers {2, current}: it is applied, once; another call's identical move is a stale write
+# as before.  Every write publishes the new version on the channel named like the event stream
+# (`events_channel`): the API's event hub (core.event_hub) reads what is new when it hears of it.
 _COMMIT_LUA = """
+local h = {}
+for f in string.gmatch(ARGV[1], '([^,]*),') do h[#h + 1] = f end
+local A, at = {h[1], h[2], '', h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10]}, 1
+for i = 11, #h do
+  local n = tonumber(h[i])
+  local part = string.sub(ARGV[2], at, at + n - 1)
+  at = at + n
+  if i == 11 then A[3] = part else A[#A + 1] = part end
+end
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then return {-1, 0} end
-if current ~= ARGV[1] then
-  if ARGV[7] ~= '' and tonumber(current) == tonumber(ARGV[1]) + 1
-      and redis.call('HGET', KEYS[1], 'm' .. ARGV[7]) == current then
-    if redis.call('HGET', KEYS[1], 'c' .. ARGV[7]) == ARGV[11] then return {2, tonumber(current)} end
+if current ~= A[1] then
+  if A[7] ~= '' and tonumber(current) == tonumber(A[1]) + 1
+      and redis.call('HGET', KEYS[1], 'm' .. A[7]) == current then
+    if redis.call('HGET', KEYS[1], 'c' .. A[7]) == A[11] then return {2, tonumber(current)} end
   end
   return {0, tonumber(current)}
 end
 local new = tonumber(current) + 1
-local ntail = tonumber(ARGV[6])
+local ntail = tonumber(A[6])
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-if ARGV[8] ~= '' and redis.call('HGET', KEYS[1], 'm' .. ARGV[7]) == current then
-  local last = redis.call('HGET', KEYS[1], 'd' .. ARGV[7])
+if A[8] ~= '' and redis.call('HGET', KEYS[1], 'm' .. A[7]) == current then
+  local last = redis.call('HGET', KEYS[1], 'd' .. A[7])
   if last then
     local sep = string.find(last, ':', 1, true)
     local at = tonumber(string.sub(last, 1, sep - 1))
-    if string.sub(last, sep + 1) == ARGV[8] and now_ms - at < tonumber(ARGV[9]) then
+    if string.sub(last, sep + 1) == A[8] and now_ms - at < tonumber(A[9]) then
       return {-5, tonumber(current)}
     end
   end
 end
-if ARGV[2] == 'final' then
-  redis.call('HSET', KEYS[1], 'v', new, 'z', ARGV[3])
+if A[2] == 'final' then
+  redis.call('HSET', KEYS[1], 'v', new, 'z', A[3])
   redis.call('HDEL', KEYS[1], 's', 'na')
   redis.call('DEL', KEYS[2], KEYS[3])
-  local ttl = tonumber(ARGV[4])
+  local ttl = tonumber(A[4])
   if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 else
   local stored = redis.call('HGET', KEYS[1], 'na')
   stored = stored and tonumber(stored) or redis.call('LLEN', KEYS[3])
-  local need = tonumber(ARGV[5]) - stored
+  local need = tonumber(A[5]) - stored
   if need < 0 or need > ntail then return {-4, need} end
-  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[3], 'na', ARGV[5])
-  for i = 12 + ntail - need, 11 + ntail do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-  for i = 12 + ntail, #ARGV do
-    redis.call('XADD', KEYS[2], new .. '-' .. (i - 12 - ntail), 'e', ARGV[i])
+  redis.call('HSET', KEYS[1], 'v', new, 's', A[3], 'na', A[5])
+  for i = 12 + ntail - need, 11 + ntail do redis.call('RPUSH', KEYS[3], A[i]) end
+  for i = 12 + ntail, #A do
+    redis.call('XADD', KEYS[2], new .. '-' .. (i - 12 - ntail), 'e', A[i])
   end
 end
-if ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[1], 'm' .. ARGV[7], new, 'd' .. ARGV[7], now_ms .. ':' .. ARGV[10],
-    'c' .. ARGV[7], ARGV[11])
+if A[7] ~= '' then
+  redis.call('HSET', KEYS[1], 'm' .. A[7], new, 'd' .. A[7], now_ms .. ':' .. A[10],
+    'c' .. A[7], A[11])
 end
 redis.call('PUBLISH', KEYS[2], new)
 return {1, new}
@@ -136,6 +148,13 @@ return {seat, new}
 def _dumps(data: object) -> bytes:
     """Compact JSON bytes; orjson because a move writes the whole state (10 KB late in a game)."""
     return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _commit_args(fields: list[Any], parts: list[bytes]) -> list[bytes]:
+    """The commit script's two arguments: the scalar `fields` and the byte length of each part, each
+    followed by ','; the parts back to back (none of the fields holds a comma)."""
+    head = ",".join([*map(str, fields), *[str(len(p)) for p in parts]]) + ","
+    return [head.encode(), b"".join(parts)]
 
 
 def _dumps_without_actions(state: State) -> bytes:
@@ -420,10 +439,9 @@ class GameRepository:
             complete = state_bytes[:-1] + (b"," if len(state_bytes) > 2 else b"") + actions_json + b"}"
             document = b'{"state":' + complete + b',"events":[' + b",".join(log) + b"]}"
             blob = zlib.compress(document, FINAL_ZLIB_LEVEL)
-            args: list[Any] = [
+            fields: list[Any] = [
                 expected_version,
                 "final",
-                blob,
                 ttl,
                 0,
                 0,
@@ -433,6 +451,7 @@ class GameRepository:
                 move_digest,
                 call,
             ]
+            parts = [blob]
         else:
             total = len(actions) + (actions_base or 0)
             if actions_base is not None:
@@ -441,16 +460,28 @@ class GameRepository:
                 tail = actions[stored_actions:]
             else:
                 tail = actions[-ACTION_TAIL:]
-            args = [expected_version, "live", _dumps_without_actions(state), ttl, total, len(tail)]
-            args += [mover, check, window, move_digest, call]
-            args += [_dumps(a) for a in tail]
-            args += [_dumps(ev) for ev in events]
-        status, version = self._commit(keys=self._keys(game_id), args=args)
+            payload = _dumps_without_actions(state)
+            event_bytes = [_dumps(ev) for ev in events]
+            fields = [
+                expected_version,
+                "live",
+                ttl,
+                total,
+                len(tail),
+                mover,
+                check,
+                window,
+                move_digest,
+                call,
+            ]
+            parts = [payload, *[_dumps(a) for a in tail], *event_bytes]
+        keys = self._keys(game_id)
+        status, version = self._commit(keys=keys, args=_commit_args(fields, parts))
         if status == -4 and not final and actions_base is None and len(tail) < len(actions):
             # The stored list lags behind what was sent: send every action.
-            args = [expected_version, "live", args[2], ttl, len(actions), len(actions), *args[6:11]]
-            args += [_dumps(a) for a in actions] + [_dumps(ev) for ev in events]
-            status, version = self._commit(keys=self._keys(game_id), args=args)
+            fields[3:5] = [len(actions), len(actions)]
+            parts = [payload, *[_dumps(a) for a in actions], *event_bytes]
+            status, version = self._commit(keys=keys, args=_commit_args(fields, parts))
         if status == 2:
             return int(version)  # this very write, applied by an earlier attempt of the same call
         if status == -1:
