@@ -154,24 +154,24 @@ def parse_bearer(header: str | None) -> str | None:
 
 def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response:
     """A JSON response carrying the game version as its ETag."""
-    # Headers given to the constructor in one go: each `headers[...] =` afterwards searches and
-    # validates the list again (this is on every move's path).
+    # Every header given to the constructor in one go, as a list (the Content-Type too, instead of
+    # a mimetype for werkzeug to turn into one): each `headers[...] =` afterwards searches and
+    # validates the list again, and a dict is walked as a multi-dict (this is on every move's path).
     return Response(
         orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS),
         status=status,
-        mimetype="application/json",
-        headers=version_headers(version),
+        headers=[("ETag", f'"{version}"'), *GAME_ANSWER_HEADERS],
     )
 
 
-def version_headers(version: int) -> dict[str, str]:
-    """The headers of an answer showing the game at `version`: its ETag, and no sharing between seats."""
-    return {
-        "ETag": f'"{version}"',
-        # The body depends on the seat token: shared caches must not hand one seat's view to another.
-        "Vary": "Authorization",
-        "Cache-Control": "private, no-cache",
-    }
+# The headers every answer showing a game carries beside its ETag, built once: no sharing between
+# seats, and a JSON body.
+GAME_ANSWER_HEADERS = (
+    # The body depends on the seat token: shared caches must not hand one seat's view to another.
+    ("Vary", "Authorization"),
+    ("Cache-Control", "private, no-cache"),
+    ("Content-Type", "application/json"),
+)
 
 
 def parse_if_match(header: str | None) -> int | None:
