@@ -335,8 +335,10 @@ def instructions_per_request(games: int, keep: Path | None) -> dict[str, Any]:
                 "--games",
                 str(games),
             ] + (["--full"] if full else [])
+            # One hash seed for every run: the same dict and set layouts, so the runs' start-ups match.
+            env = {**os.environ, "PYTHONHASHSEED": "0"}
             runs[name] = subprocess.Popen(
-                cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+                cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
             )
     requests = {}
     for name, proc in runs.items():
