@@ -47,7 +47,18 @@ def has_only_known_fields(game: str, move: Any) -> bool:
     moves = GAME_WIRE[game][1].MOVES
     if not isinstance(kind, str) or kind not in moves:
         return False
-    return set(move) <= set(_move_schema(game, kind).fields)
+    return _field_names(game, kind).issuperset(move)
+
+
+_FIELD_NAMES: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _field_names(game: str, kind: str) -> frozenset[str]:
+    # The fields of a move type, as a set made once (postMove asks on every move).
+    names = _FIELD_NAMES.get((game, kind))
+    if names is None:
+        names = _FIELD_NAMES[(game, kind)] = frozenset(_move_schema(game, kind).fields)
+    return names
 
 
 def _move_schema(game: str, kind: str) -> Schema:
