@@ -27,6 +27,7 @@ from api.schemas import (
 from api.schemas.games import prefix_of
 from core import errors
 from core.event_hub import Batch, EventHub, Listener
+from core.repository import json_bytes
 from core.service import GameService
 from games.registry import GAMES
 
@@ -158,7 +159,7 @@ def with_etag(body: dict[str, Any], version: int, status: int = 200) -> Response
     # a mimetype for werkzeug to turn into one): each `headers[...] =` afterwards searches and
     # validates the list again, and a dict is walked as a multi-dict (this is on every move's path).
     return Response(
-        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS),
+        json_bytes(body),
         status=status,
         headers=[("ETag", f'"{version}"'), *GAME_ANSWER_HEADERS],
     )
