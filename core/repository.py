@@ -112,10 +112,12 @@ return {1, new}
 """
 
 
-# zlib's level for a finished game's blob: 9 spent about twice the instructions of 6 on the move
-# that ends a game (2.6% of all a game's postMoves, bench/api_bench.py instr) for ~7% fewer bytes;
-# at 6 a finished game still stays far under the 20 KB goal (docs/performance.md, API).
-FINAL_ZLIB_LEVEL = 6
+# zlib's level for a finished game's blob.  Level 6 would spend about half the instructions of 9
+# on the move that ends a game (1% of a game's postMove instructions on average, bench/api_bench.py
+# instr), but its blob (~6.5 KB against ~6.1 KB) lands in Redis's next allocation size: 8,704 B
+# per finished game instead of 7,680 B, and a finished match (tests/harness/test_match_memory.py,
+# under 12 KB) within 260 B of its budget.  A finished game is kept for good: bytes win.
+FINAL_ZLIB_LEVEL = 9
 
 # A caller with the full action list sends this many trailing actions (one move appends one);
 # should the list lag further behind, the commit is repeated with every action.
