@@ -23,6 +23,8 @@ events in one atomic step, so concurrent writers cannot both win.
 from __future__ import annotations
 
 import functools
+import itertools
+import os
 import secrets
 import zlib
 from dataclasses import dataclass, field
@@ -163,6 +165,27 @@ def json_bytes(data: object) -> bytes:
 def _dumps(data: object) -> bytes:
     """Compact JSON bytes; orjson because a move writes the whole state (10 KB late in a game)."""
     return json_bytes(data)
+
+
+class CallIds:
+    """Ids for move commits, unique across processes and calls without a system call per id: a
+    random prefix per process (drawn again in a forked child) and a counter (`secrets.token_hex`
+    per commit asked the kernel for randomness every time, which also hands the GIL over)."""
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        self._prefix = secrets.token_hex(6)
+        self._counter = itertools.count()
+
+    def next(self) -> str:
+        """A fresh id (`next` on `itertools.count` is atomic under the GIL)."""
+        return f"{self._prefix}{next(self._counter):x}"
+
+
+CALL_IDS = CallIds()
 
 
 def _commit_args(fields: list[Any], parts: list[bytes]) -> list[bytes]:
@@ -432,7 +455,7 @@ class GameRepository:
         # This call's own id (`call_id`, else a fresh one): a retry of this very call (the Redis
         # client's, after a lost reply) sends it again and is told its write is in; another
         # request's identical move is not.
-        call = call_id or secrets.token_hex(6)
+        call = call_id or CALL_IDS.next()
         if final:
             # Every earlier event and action is needed for the blob; if the game moved on
             # meanwhile, the version check below fails and nothing is written.

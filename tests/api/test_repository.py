@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import orjson
 import pytest
 import redis
 
-from core.repository import ACTION_TAIL, GameRepository, StaleWrite
+from core.repository import ACTION_TAIL, CallIds, GameRepository, StaleWrite
 
 GAME_ID = "00000000000000bb"
 
@@ -103,3 +104,22 @@ def test_a_commit_sent_twice_is_applied_once(redis_url: str, key_prefix: str) ->
             repo.commit(GAME_ID, version, state, [], final, seat=2, move_digest="abc", call_id=call)
     _final, events = repo.load_with_events(GAME_ID)
     assert len(events) == 2  # one per applied commit, none for the repeats
+
+
+def test_commit_call_ids_are_unique_in_a_process_and_across_a_fork() -> None:
+    """Rule: every commit carries an id of its own (a retried call is recognised by it), made without
+    a system call per id; a forked child (gunicorn's workers, RQ's) draws a prefix of its own."""
+    ids = CallIds()
+    mine = [ids.next() for _ in range(1000)]
+    assert len(set(mine)) == 1000 and all("," not in i for i in mine)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report its next id and leave at once
+        os.write(write, ids.next().encode())
+        os._exit(0)
+    os.close(write)
+    child = os.read(read, 64).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert child and child not in mine and child != ids.next()
+    assert child[:12] != mine[0][:12]
