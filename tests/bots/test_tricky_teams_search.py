@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bots import tricky_teams_search
 from bots.tricky_teams_search import (
+    Replay,
     TrickyTeamsSearch,
     candidates,
     knowledge,
@@ -107,3 +110,65 @@ def test_search_is_reproducible_and_plays_a_listed_move() -> None:
     first = search(message, dict(memory))
     assert first in view["legal_moves"]
     assert search(message, dict(memory)) == first
+
+
+def _message(seed: int, steps: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A 4-seat play request with more than two candidates, its view and the seat's memory."""
+    for offset in range(200):
+        state, me, memory = _tt_position(4, seed + offset, steps)
+        if TT.is_over(state):
+            continue
+        view = TT.view(state, me)
+        legal = view["legal_moves"]
+        if legal[0]["type"] == "play" and len(candidates(view, legal)) > 3:
+            message = {"match_id": "m", "seat": me, "view": view, "legal_moves": legal, "deadline_ms": 10**7}
+            return message, view, memory
+    raise AssertionError("no position with a choice")
+
+
+def test_replays_give_every_candidate_the_same_random_numbers_then_fresh_ones() -> None:
+    """Common random numbers: the replays of one sample's draws agree as far as the draws go; past
+    them each takes fresh numbers from the search's generator."""
+    rng = random.Random(7)
+    draws = [rng.random() for _ in range(3)]
+    first, second = Replay(draws, rng), Replay(draws, rng)
+    assert [first.random() for _ in range(3)] == draws == [second.random() for _ in range(3)]
+    assert first.random() != second.random()
+
+
+def test_search_spends_one_playout_per_candidate_and_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With or without common random numbers the search draws `samples` deals and plays one
+    playout per candidate on each (the same budget); it answers a legal move, the same every time."""
+    message, view, memory = _message(5, 6)
+    counts = {"samples": 0, "playouts": 0}
+    real_sample, real_playout = tricky_teams_search.sample_hidden, tricky_teams_search.playout
+
+    def counted_sample(*args: Any, **kwargs: Any) -> Any:
+        counts["samples"] += 1
+        return real_sample(*args, **kwargs)
+
+    def counted_playout(*args: Any, **kwargs: Any) -> Any:
+        counts["playouts"] += 1
+        return real_playout(*args, **kwargs)
+
+    monkeypatch.setattr(tricky_teams_search, "sample_hidden", counted_sample)
+    monkeypatch.setattr(tricky_teams_search, "playout", counted_playout)
+    n = len(candidates(view, view["legal_moves"]))
+    for crn in (False, True):
+        counts.update(samples=0, playouts=0)
+        search = TrickyTeamsSearch(samples=12, cap_s=3600.0, crn=crn)
+        first = search(message, dict(memory))
+        assert counts == {"samples": 12, "playouts": 12 * n}
+        assert first in view["legal_moves"]
+        assert search(message, dict(memory)) == first
+
+
+def test_search_stops_at_its_think_budget() -> None:
+    """However many samples it may take, the search answers within its share of the deadline (a
+    sample's overshoot and the machine's load allowed for)."""
+    message, view, memory = _message(5, 6)
+    message = {**message, "deadline_ms": 200}  # THINK_SHARE of it: 50 ms
+    started = time.monotonic()
+    move = TrickyTeamsSearch(samples=10**6)(message, dict(memory))
+    assert time.monotonic() - started < 1.0
+    assert move in view["legal_moves"]
