@@ -508,7 +508,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.mode == "cpu":
         try:
-            print(json.dumps(cpu_per_request(url, prefix, json_logs=args.json_logs), indent=2))
+            load_before = os.getloadavg()[0]
+            result: dict[str, Any] = dict(cpu_per_request(url, prefix, json_logs=args.json_logs))
+            result["load_average"] = [load_before, os.getloadavg()[0]]
+            print(json.dumps(result, indent=2))
         finally:
             _delete_prefix(url, prefix)
             handle.stop()
@@ -531,8 +534,10 @@ def main(argv: list[str] | None = None) -> int:
                 # Where the cores went during the run: the server's processes, the driver's, Redis'.
                 started, server_cpu = time.monotonic(), tree_cpu_seconds(servers[target][0].pid)
                 driver_cpu, redis_cpu = _children_cpu(), _redis_cpu(url)
+                load_before = os.getloadavg()[0]
                 result = _drive_in_subprocess(target, servers[target][1], args)
                 wall = time.monotonic() - started
+                result["load"] = [load_before, os.getloadavg()[0]]
                 result["cores"] = {
                     "server": (tree_cpu_seconds(servers[target][0].pid) - server_cpu) / wall,
                     "driver": (_children_cpu() - driver_cpu) / wall,
@@ -550,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
                         if target == "api"
                         else ")"
                     )
-                    + f"  cores used: {cores}",
+                    + f"  cores used: {cores}  load {result['load'][0]:.1f}-{result['load'][1]:.1f}",
                     flush=True,
                 )
         repo = GameRepository(redis.Redis.from_url(url), prefix=prefix)
@@ -588,6 +593,13 @@ def main(argv: list[str] | None = None) -> int:
         }
         for target in ("floor", "api")
     }
+    # Server CPU per request (the cores its processes used over its requests/s), API over floor.
+    summary["server_cpu_ratio_per_run"] = [
+        (api["cores"]["server"] / api["rps"]) / (floor["cores"]["server"] / floor["rps"])
+        for floor, api in pairs
+    ]
+    summary["server_cpu_ratio_median_of_runs"] = statistics.median(summary["server_cpu_ratio_per_run"])
+    summary["load_average_per_run"] = [[floor["load"], api["load"]] for floor, api in pairs]
     summary["rps_ratio_median_of_runs"] = statistics.median(summary["rps_ratio_per_run"])
     summary["p99_ratio_median_of_runs"] = statistics.median(summary["p99_ratio_per_run"])
     summary["finished_games"] = len(sizes)
