@@ -19,6 +19,8 @@ from pathlib import Path
 
 import redis
 
+from core.redis_factory import API_RETRY, NO_RETRY, build_client
+
 SERVICE = "arena"
 
 
@@ -31,7 +33,7 @@ def free_port() -> int:
 
 def _answers(port: int) -> bool:
     try:
-        return bool(redis.Redis(port=port, socket_timeout=0.5, socket_connect_timeout=0.5).ping())
+        return bool(build_client(f"redis://127.0.0.1:{port}/0", NO_RETRY, timeout_s=0.5).ping())
     except (redis.RedisError, OSError):
         return False
 
@@ -53,8 +55,8 @@ class Server:
     proc: subprocess.Popen[bytes]
 
     def client(self) -> redis.Redis:
-        """A plain client of this very process (for the test's own checks)."""
-        return redis.Redis(port=self.port, socket_timeout=5, socket_connect_timeout=5)
+        """A client of this very process alone (for the test's own checks), built by the factory."""
+        return build_client(f"redis://127.0.0.1:{self.port}/0", API_RETRY, timeout_s=5)
 
     def stop(self) -> None:
         """SIGCONT (in case it was stopped), SIGTERM, then SIGKILL if need be."""
