@@ -25,6 +25,7 @@ heuristic's `task_deficit`, cached per task condition and sums.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,6 +193,29 @@ class TrickNTroubleSearch:
             return self.setup(message, view, legal, pool, table, rng)
         if len(legal) == 1 or kind != "play":
             return trick_n_trouble_heuristic.choose(view, legal, rng)
+
+        def value(after: State, move: Move) -> float:
+            points, later = completion(after, view, table)
+            return points + (next_trick(later, table) - WASTE_PER_RANK * table[move["card"]].value)
+
+        totals = self.sampled_totals(message, view, legal, pool, rng, value)
+        if totals is None:  # no time for a single sample (a very busy bot): the heuristic answers
+            return trick_n_trouble_heuristic.choose(view, legal, rng)
+        best = max(range(len(legal)), key=lambda i: (totals[i], -table[legal[i]["card"]].value, rng.random()))
+        chosen: Move = legal[best]
+        return chosen
+
+    def sampled_totals(
+        self,
+        message: Message,
+        view: dict[str, Any],
+        legal: list[Move],
+        pool: list[str],
+        rng: random.Random,
+        value: Callable[[State, Move], float],
+    ) -> list[float] | None:
+        """Each legal move's total `value` (of the sampled game after it) over as many sampled
+        worlds as the budget and the think clock allow; None if not a single one fitted."""
         me = view["seat"]
         totals = [0.0] * len(legal)
         done = 0
@@ -201,15 +225,9 @@ class TrickNTroubleSearch:
                 for i, move in enumerate(legal):
                     copy = state if i == len(legal) - 1 else GAME.clone(state)  # not used after
                     GAME.apply_unchecked(copy, me, move)
-                    value, after = completion(copy, view, table)
-                    value += next_trick(after, table) - WASTE_PER_RANK * table[move["card"]].value
-                    totals[i] += value
+                    totals[i] += value(copy, move)
                 done += 1
-        if not done:  # no time for a single sample (a very busy bot): the heuristic answers
-            return trick_n_trouble_heuristic.choose(view, legal, rng)
-        best = max(range(len(legal)), key=lambda i: (totals[i], -table[legal[i]["card"]].value, rng.random()))
-        chosen: Move = legal[best]
-        return chosen
+        return totals if done else None
 
     def setup(
         self,
@@ -222,18 +240,10 @@ class TrickNTroubleSearch:
     ) -> Move:
         """A task level to draw or a task to switch: each option scored by the best the next trick
         can then make in each sampled world (`next_trick`)."""
-        me = view["seat"]
-        totals = [0.0] * len(legal)
-        done = 0
-        with ThinkClock.thinking(message, self.fraction, self.cap_s) as clock:
-            while done < self.samples and not clock.over():
-                state = sample_state(view, pool, rng)
-                for i, move in enumerate(legal):
-                    copy = state if i == len(legal) - 1 else GAME.clone(state)
-                    GAME.apply_unchecked(copy, me, move)
-                    totals[i] += next_trick(copy, table)
-                done += 1
-        if not done:
+        totals = self.sampled_totals(
+            message, view, legal, pool, rng, lambda after, _move: next_trick(after, table)
+        )
+        if totals is None:
             return trick_n_trouble_heuristic.choose(view, legal, rng)
         heuristic = trick_n_trouble_heuristic.choose(view, legal, random.Random(0))
         best = max(range(len(legal)), key=lambda i: (totals[i], legal[i] == heuristic, rng.random()))

@@ -6,6 +6,7 @@ against them (field errors instead of a bare refusal) and the API builds `openap
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import Any
 
@@ -50,15 +51,10 @@ def has_only_known_fields(game: str, move: Any) -> bool:
     return _field_names(game, kind).issuperset(move)
 
 
-_FIELD_NAMES: dict[tuple[str, str], frozenset[str]] = {}
-
-
+@functools.cache
 def _field_names(game: str, kind: str) -> frozenset[str]:
     # The fields of a move type, as a set made once (postMove asks on every move).
-    names = _FIELD_NAMES.get((game, kind))
-    if names is None:
-        names = _FIELD_NAMES[(game, kind)] = frozenset(_move_schema(game, kind).fields)
-    return names
+    return frozenset(_move_schema(game, kind).fields)
 
 
 def _move_schema(game: str, kind: str) -> Schema:
